@@ -1,3 +1,5 @@
 """Shared pytest configuration: fixtures live in their own modules, registered here."""
 
-pytest_plugins: list[str] = []
+pytest_plugins: list[str] = [
+    "tests.redis_server",
+]
