@@ -427,7 +427,6 @@ class SQLiteStore(Store):
                 " GROUP BY role",
                 (user_id,),
             ):
-                stats["by_role"].setdefault(role, {"games": 0, "wins": 0})
                 stats["by_role"][role] = {"games": games, "wins": wins}
                 stats["games"] += games
                 stats["wins"] += wins
