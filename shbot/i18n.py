@@ -1,0 +1,365 @@
+"""Translation layer: one :class:`Translator` per locale, gettext catalogs compiled on demand.
+
+How to write a user-visible message::
+
+    from shbot.i18n import esc, translator
+
+    t = translator(group.language)          # "en", "ja", "fr"; anything else → English
+    t._("{president} nominated {chancellor}.", president=esc(a), chancellor=esc(b))
+    t.ngettext("{n} vote is missing.", "{n} votes are missing.", missing)
+
+* Placeholders are ``{name}`` (``str.format`` with keyword arguments only). Every string
+  returned by the translator has been formatted, so a literal brace is written ``{{`` / ``}}``.
+* ``ngettext`` passes ``n`` as a placeholder automatically.
+* Messages are sent with ``parse_mode=HTML`` and may contain ``<b>``, ``<i>``, ``<code>``.
+  **Placeholder values are NOT escaped here**: the caller escapes anything that comes from
+  users (player names, chat titles) with :func:`esc`. Values that are themselves translated
+  messages (HTML already) are passed unescaped.
+* Strings defined at import time are marked with :func:`N_` and translated when used:
+  ``TITLE = N_("Overview")`` … ``t._(TITLE)``.
+* There is no process-wide "current language": every call goes through a translator bound
+  to one locale, so two groups playing in different languages never mix.
+
+Catalogs live in ``locales/<lang>/LC_MESSAGES/shbot.po`` next to the ``shbot`` package
+(override with the ``SHBOT_LOCALES`` environment variable). The ``.mo`` files are compiled
+from the ``.po`` files the first time a locale is used, whenever missing or older than the
+``.po``; if the directory is read-only the catalog is compiled in memory instead.
+See ``docs/translating.md`` for the catalog workflow (``python -m shbot.i18n update``).
+"""
+
+from __future__ import annotations
+
+import functools
+import gettext
+import html
+import io
+import logging
+import os
+import re
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from string import Formatter
+
+__all__ = [
+    "DEFAULT",
+    "DOMAIN",
+    "LANGUAGES",
+    "LANGUAGE_NAMES",
+    "PSEUDO",
+    "Translator",
+    "clear_cache",
+    "esc",
+    "language_changed_text",
+    "language_prompt_text",
+    "locales_dir",
+    "normalize",
+    "placeholders",
+    "pseudo_leaks",
+    "translator",
+]
+
+log = logging.getLogger(__name__)
+
+LANGUAGES: tuple[str, ...] = ("en", "ja", "fr")
+DEFAULT = "en"
+#: Each language named in itself (never translated: a reader looks for their own language).
+LANGUAGE_NAMES: dict[str, str] = {"en": "English", "ja": "日本語", "fr": "Français"}
+
+DOMAIN = "shbot"
+LOCALES_ENV = "SHBOT_LOCALES"
+#: Pseudo-locale for tests only: ``normalize`` never returns it, so users cannot pick it.
+PSEUDO = "qps"
+PSEUDO_OPEN, PSEUDO_CLOSE = "⟦", "⟧"
+
+
+def N_(message: str) -> str:
+    """Mark ``message`` for extraction without translating it (translate later with ``t._``)."""
+    return message
+
+
+def esc(value: object) -> str:
+    """Escape a placeholder value for Telegram's HTML parse mode."""
+    return html.escape(str(value), quote=True)
+
+
+def normalize(code: str | None) -> str | None:
+    """Map a language tag (``"fr-CA"``, ``"ja_JP"``, ``"EN"``) to a supported language, or None."""
+    if not code:
+        return None
+    primary = re.split(r"[-_.@]", code.strip(), maxsplit=1)[0].lower()
+    return primary if primary in LANGUAGES else None
+
+
+# --------------------------------------------------------------------------- loading
+
+
+def locales_dir() -> Path:
+    """The catalog directory: ``$SHBOT_LOCALES``, else ``locales/`` beside the ``shbot`` package."""
+    override = os.environ.get(LOCALES_ENV)
+    if override:
+        return Path(override)
+    return Path(__file__).resolve().parent.parent / "locales"
+
+
+def _compile_po(po: Path) -> bytes:
+    from babel.messages.mofile import write_mo
+    from babel.messages.pofile import read_po
+
+    with po.open("rb") as f:
+        catalog = read_po(f)
+    buf = io.BytesIO()
+    write_mo(buf, catalog, use_fuzzy=False)  # fuzzy entries fall back to English
+    return buf.getvalue()
+
+
+def _write_atomically(target: Path, data: bytes, mtime_ns: int) -> None:
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.utime(tmp, ns=(mtime_ns, mtime_ns))
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _load_catalog(po: Path) -> gettext.GNUTranslations | None:
+    """Compile ``po`` to ``.mo`` beside it when missing or stale, then load it."""
+    if not po.is_file():
+        log.warning("no catalog at %s; falling back to English", po)
+        return None
+    mo = po.with_suffix(".mo")
+    # The .mo carries the modification time of the .po it was compiled from: any other
+    # time (missing, older, or a .po swapped for one with an older date) means stale.
+    source_time = po.stat().st_mtime_ns
+    try:
+        fresh = mo.stat().st_mtime_ns == source_time
+    except FileNotFoundError:
+        fresh = False
+    if not fresh:
+        data = _compile_po(po)
+        try:
+            _write_atomically(mo, data, source_time)
+        except OSError as exc:
+            log.info("cannot write %s (%s); using the catalog from memory", mo, exc)
+            return gettext.GNUTranslations(io.BytesIO(data))
+        log.info("compiled %s", mo)
+    with mo.open("rb") as f:
+        return gettext.GNUTranslations(f)
+
+
+# --------------------------------------------------------------------------- pseudo-locale
+
+_ACCENTS = str.maketrans(
+    "abcdeghiklnorstuyzABCDEGHIKLNORSTUYZ",
+    "ȧƀçđéğĥíķŀñóřšţúýžÅƁÇĐÉĞĤÍĶĿÑÓŘŠŢÚÝŽ",
+)
+# Kept verbatim by the pseudo-locale: brace escapes, {placeholders}, <tags>, &entities;
+_PROTECTED = re.compile(r"(\{\{|\}\}|\{[^{}]*\}|<[^<>]*>|&#?\w+;)")
+_MARKUP = re.compile(r"<[^<>]*>|&#?\w+;")
+
+
+def _pseudo(message: str) -> str:
+    parts = _PROTECTED.split(message)
+    parts[::2] = [p.translate(_ACCENTS) for p in parts[::2]]
+    return f"{PSEUDO_OPEN}{''.join(parts)}{PSEUDO_CLOSE}"
+
+
+def pseudo_leaks(text: str) -> list[str]:
+    """Parts of a pseudo-locale message that did not go through a translator.
+
+    Returns the stretches of ``text`` outside every ⟦…⟧ that contain a letter or digit
+    (HTML tags and entities aside); an empty list means every word came from the catalogs
+    (placeholder values sit inside the brackets of the message that formatted them).
+    """
+    leaks: list[str] = []
+    depth = 0
+    outside: list[str] = []
+    for ch in text:
+        if ch == PSEUDO_OPEN:
+            depth += 1
+        elif ch == PSEUDO_CLOSE and depth:
+            depth -= 1
+        elif depth == 0:
+            outside.append(ch)
+            continue
+        if outside:
+            leaks.append("".join(outside))
+            outside = []
+    if outside:
+        leaks.append("".join(outside))
+    return [s for s in leaks if any(c.isalnum() for c in _MARKUP.sub("", s))]
+
+
+# --------------------------------------------------------------------------- translator
+
+_FORMATTER = Formatter()
+
+
+def placeholders(message: str) -> frozenset[str]:
+    """The named ``{placeholders}`` of a message (``{{`` escapes excluded)."""
+    names = set()
+    for _, field, _, _ in _FORMATTER.parse(message):
+        if field is not None:
+            names.add(re.split(r"[.\[]", field, maxsplit=1)[0])
+    return frozenset(names)
+
+
+class Translator:
+    """Translates and formats messages for one locale. Get one with :func:`translator`."""
+
+    def __init__(
+        self,
+        locale: str,
+        catalog: gettext.NullTranslations | None = None,
+        *,
+        pseudo: bool = False,
+    ) -> None:
+        self.locale = locale
+        self._catalog = catalog or gettext.NullTranslations()
+        self._pseudo = pseudo
+
+    def __repr__(self) -> str:
+        return f"<Translator {self.locale}>"
+
+    def _render(self, translated: str, original: str, kwargs: dict[str, object]) -> str:
+        template = _pseudo(translated) if self._pseudo else translated
+        try:
+            return template.format(**kwargs)
+        except (KeyError, IndexError, ValueError, AttributeError):
+            if translated == original:
+                raise  # the caller's placeholders do not match the English message
+            log.exception("bad %s translation of %r; using English", self.locale, original)
+            return original.format(**kwargs)
+
+    def gettext(self, message: str, /, **kwargs: object) -> str:
+        """Translate ``message`` and fill its ``{placeholders}`` from ``kwargs``."""
+        return self._render(self._catalog.gettext(message), message, kwargs)
+
+    _ = gettext
+
+    def ngettext(self, singular: str, plural: str, n: int, /, **kwargs: object) -> str:
+        """Plural-aware :meth:`gettext`; ``{n}`` is filled with ``n`` unless given."""
+        kwargs.setdefault("n", n)
+        original = singular if n == 1 else plural
+        return self._render(self._catalog.ngettext(singular, plural, n), original, kwargs)
+
+    def pgettext(self, context: str, message: str, /, **kwargs: object) -> str:
+        """:meth:`gettext` with a disambiguating context (same English, different uses)."""
+        return self._render(self._catalog.pgettext(context, message), message, kwargs)
+
+    def npgettext(
+        self, context: str, singular: str, plural: str, n: int, /, **kwargs: object
+    ) -> str:
+        """:meth:`ngettext` with a context."""
+        kwargs.setdefault("n", n)
+        original = singular if n == 1 else plural
+        translated = self._catalog.npgettext(context, singular, plural, n)
+        return self._render(translated, original, kwargs)
+
+
+def translator(locale: str) -> Translator:
+    """The translator for ``locale`` (normalized; unsupported → English), cached."""
+    code = PSEUDO if locale == PSEUDO else (normalize(locale) or DEFAULT)
+    return _translator(code, locales_dir())
+
+
+@functools.cache
+def _translator(code: str, directory: Path) -> Translator:
+    if code == PSEUDO:
+        return Translator(PSEUDO, pseudo=True)
+    return Translator(code, _load_catalog(directory / code / "LC_MESSAGES" / f"{DOMAIN}.po"))
+
+
+def clear_cache() -> None:
+    """Forget loaded translators (the next :func:`translator` call re-checks the catalogs)."""
+    _translator.cache_clear()
+
+
+# --------------------------------------------------------------------------- language picker
+
+_PROMPT = N_("Current language: {language}. Choose the language I use in this chat:")
+_CHANGED = N_("Done: from now on I speak {language} in this chat.")
+
+
+def language_prompt_text(t: Translator) -> str:
+    """Text above the language buttons (label each button with ``LANGUAGE_NAMES[code]``)."""
+    return t._(_PROMPT, language=LANGUAGE_NAMES[t.locale if t.locale in LANGUAGES else DEFAULT])
+
+
+def language_changed_text(code: str) -> str:
+    """Confirmation after switching a chat to ``code``, written in the new language."""
+    t = translator(code)
+    return t._(_CHANGED, language=LANGUAGE_NAMES[normalize(code) or DEFAULT])
+
+
+# --------------------------------------------------------------------------- catalog tool
+
+
+def _update_catalogs(root: Path) -> int:
+    """Re-extract the template, merge it into every catalog, mirror English; print stats.
+
+    Runs the ``pybabel`` commands of docs/translating.md from the project root, keeps the
+    old template when only its creation date would change (fewer merge conflicts), and
+    copies every msgid into the English catalog (the msgids *are* the English text).
+    """
+    from babel.messages.frontend import CommandLineInterface
+    from babel.messages.pofile import read_po, write_po
+
+    os.chdir(root)
+    pot = Path("locales", f"{DOMAIN}.pot")
+    new_pot = pot.with_name(f".{pot.name}.new")
+    cli = CommandLineInterface()
+    cli.run(["pybabel", "-q", "extract", "-F", "pyproject.toml", "-o", str(new_pot), "."])
+
+    def body(path: Path) -> list[str]:
+        lines = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+        return [line for line in lines if not line.startswith('"POT-Creation-Date:')]
+
+    if body(new_pot) == body(pot):
+        new_pot.unlink()
+    else:
+        new_pot.replace(pot)
+    merge_options = ["--ignore-obsolete", "--previous", "--ignore-pot-creation-date"]
+    cli.run(
+        ["pybabel", "-q", "update", "-i", str(pot), "-d", "locales", "-D", DOMAIN, *merge_options]
+    )
+
+    en_po = Path("locales", DEFAULT, "LC_MESSAGES", f"{DOMAIN}.po")
+    with en_po.open("rb") as source:
+        en = read_po(source)
+    for message in en:
+        if message.id:
+            message.string = message.id
+            message.flags.discard("fuzzy")
+    with en_po.open("wb") as target:
+        write_po(target, en, width=76)
+
+    todo = 0
+    for lang in LANGUAGES:
+        with Path("locales", lang, "LC_MESSAGES", f"{DOMAIN}.po").open("rb") as source:
+            catalog = read_po(source)
+        messages = [m for m in catalog if m.id]
+        fuzzy = sum(1 for m in messages if m.fuzzy)
+        forms = [
+            [m.string] if isinstance(m.string, str) else list(m.string or [""]) for m in messages
+        ]
+        empty = sum(1 for strings in forms if not all(strings))
+        print(f"{lang}: {len(messages)} messages, {empty} untranslated, {fuzzy} fuzzy")
+        todo += fuzzy + empty
+    return 1 if todo else 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args != ["update"]:
+        print("usage: python -m shbot.i18n update   (see docs/translating.md)", file=sys.stderr)
+        return 2
+    return _update_catalogs(Path(__file__).resolve().parent.parent)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
