@@ -1,0 +1,227 @@
+"""Building the Application: handlers, rate limiting, localized menus, restart recovery."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from telegram import BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeAllPrivateChats
+from telegram.ext import (
+    AIORateLimiter,
+    Application,
+    ApplicationBuilder,
+    CallbackQueryHandler,
+    CommandHandler,
+    MessageHandler,
+    filters,
+)
+from telegram.request import BaseRequest
+
+from shbot.i18n import LANGUAGES, Translator, translator
+from shbot.storage import Store
+
+from . import handlers as h
+from .config import Config
+from .flow import PRIVATE_PHASES
+from .model import Table
+from .outbox import Outbox
+from .services import Services
+
+log = logging.getLogger(__name__)
+
+# Telegram allows a group about 20 messages a minute, edits included. AIORateLimiter's group
+# limiter is a leaky bucket: a burst of `max_rate` plus a steady drip, so the most calls any
+# 60 s window can hold is max_rate + 60 * max_rate / period = 10 + 60 * 10 / 63 ≈ 19.5 < 20.
+GROUP_MAX_RATE = 10
+GROUP_TIME_PERIOD = 63
+
+
+def rate_limiter() -> AIORateLimiter:
+    return AIORateLimiter(
+        overall_max_rate=25,
+        overall_time_period=1,
+        group_max_rate=GROUP_MAX_RATE,
+        group_time_period=GROUP_TIME_PERIOD,
+        max_retries=5,
+    )
+
+
+def group_commands(t: Translator) -> list[BotCommand]:
+    return [
+        BotCommand("newgame", t._("Open a new game")),
+        BotCommand("join", t._("Join the open game")),
+        BotCommand("leave", t._("Leave before the start")),
+        BotCommand("startgame", t._("Start the game")),
+        BotCommand("board", t._("Show the board")),
+        BotCommand("history", t._("What happened so far")),
+        BotCommand("cancelgame", t._("Cancel the game")),
+        BotCommand("rules", t._("The rules")),
+        BotCommand("lang", t._("Change the language")),
+        BotCommand("help", t._("Help")),
+    ]
+
+
+def private_commands(t: Translator) -> list[BotCommand]:
+    return [
+        BotCommand("start", t._("About this bot")),
+        BotCommand("rules", t._("The rules")),
+        BotCommand("lang", t._("Change the language")),
+        BotCommand("help", t._("Help")),
+    ]
+
+
+def description(t: Translator) -> str:
+    return t._(
+        "Play Secret Hitler in your group chat: 5 to 10 players, votes with buttons, secret "
+        "roles and policy cards in private chat. Add me to a group and send /newgame."
+    )
+
+
+def short_description(t: Translator) -> str:
+    return t._("Secret Hitler for Telegram groups, in English, Japanese and French.")
+
+
+async def setup_menus(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    bot = app.bot
+    for code in LANGUAGES:
+        t = translator(code)
+        lang = None if code == "en" else code
+        await bot.set_my_commands(
+            group_commands(t), scope=BotCommandScopeAllGroupChats(), language_code=lang
+        )
+        await bot.set_my_commands(
+            private_commands(t), scope=BotCommandScopeAllPrivateChats(), language_code=lang
+        )
+        await bot.set_my_description(description(t), language_code=lang)
+        await bot.set_my_short_description(short_description(t), language_code=lang)
+
+
+async def recover(app: Application[Any, Any, Any, Any, Any, Any]) -> int:
+    """After a restart: every running game continues. Messages that may not have been
+    delivered before the stop (the current round message, the current private prompt)
+    are sent again; everything else is already in Telegram and in the store."""
+    s: Services = app.bot_data["svc"]
+    count = 0
+    for record in await s.store.active_games():
+        count += 1
+        table = Table.from_dict(record.data)
+        if table.game is None or table.game.is_over:
+            continue
+        narrator = await s.narrator(record.chat_id, table)
+        if f"round{table.game.round}" not in table.msgs:
+            narrator.round(table, new=True)
+        if table.game.phase in PRIVATE_PHASES and f"prompt{table.step}" not in table.msgs:
+            narrator.open_prompt(table)
+    log.info("recovered %d active games", count)
+    return count
+
+
+def build_application(
+    config: Config,
+    store: Store,
+    *,
+    request: BaseRequest | None = None,
+    menus: bool = True,
+) -> Application[Any, Any, Any, Any, Any, Any]:
+    """The bot, ready to run; ``request`` replaces the HTTP layer (tests use a fake API)."""
+    builder = (
+        ApplicationBuilder()
+        .token(config.token)
+        .base_url(config.base_url)
+        .base_file_url(config.base_file_url)
+        .rate_limiter(rate_limiter())
+        .concurrent_updates(True)
+    )
+    if request is not None:
+        builder = builder.request(request).get_updates_request(request)
+
+    async def post_init(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
+        s: Services = app.bot_data["svc"]
+        s.bot_username = app.bot.username or ""
+        if menus:
+            try:
+                await setup_menus(app)
+            except Exception:  # menus are cosmetic: never block the start on them
+                log.warning("could not set the command menus", exc_info=True)
+        await recover(app)
+
+    async def post_shutdown(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
+        s: Services = app.bot_data["svc"]
+        try:
+            await s.outbox.join(timeout=5)
+        except TimeoutError:
+            log.warning("outbox not drained at shutdown")
+        await s.outbox.close()
+
+    app = builder.post_init(post_init).post_shutdown(post_shutdown).build()
+    outbox = Outbox(app.bot)
+    services = Services(config=config, store=store, outbox=outbox)
+    outbox.on_forbidden = lambda chat_id: on_forbidden(services, chat_id)
+    app.bot_data["svc"] = services
+    register(app)
+    return app
+
+
+async def on_forbidden(s: Services, user_id: int) -> None:
+    """A player blocked the bot or never opened the private chat: say so in their group."""
+    if user_id < 0:
+        return
+    await s.store.update_user(user_id, {"dm": False})
+    chat_id = await s.store.player_chat(user_id)
+    if chat_id is None:
+        return
+    record = await s.store.get_game(chat_id)
+    if record is None:
+        return
+    table = Table.from_dict(record.data)
+    player = table.player(user_id)
+    if player is None:
+        return
+    t = await s.t_group(chat_id)
+    from telegram import InlineKeyboardButton, InlineKeyboardMarkup
+
+    from . import render as r
+
+    kb = (
+        InlineKeyboardMarkup(
+            [
+                [
+                    InlineKeyboardButton(
+                        t._("💬 Open private chat"), url=r.deep_link(s.bot_username, "resume")
+                    )
+                ]
+            ]
+        )
+        if s.bot_username
+        else None
+    )
+    s.outbox.send(
+        chat_id,
+        t._(
+            "⚠️ I cannot write to {name} in private. {name}, please open a private chat with "
+            "me and press Start: I will send you what you missed.",
+            name=r.esc(player.name),
+        ),
+        kb,
+    )
+
+
+def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    commands = {
+        "start": h.cmd_start,
+        "help": h.cmd_help,
+        "newgame": h.cmd_newgame,
+        "join": h.cmd_join,
+        "leave": h.cmd_leave,
+        "startgame": h.cmd_startgame,
+        "cancelgame": h.cmd_cancelgame,
+        "board": h.cmd_board,
+        "history": h.cmd_history,
+        "rules": h.cmd_rules,
+        "lang": h.cmd_lang,
+    }
+    for name, callback in commands.items():
+        app.add_handler(CommandHandler(name, callback))
+    app.add_handler(CallbackQueryHandler(h.on_callback))
+    app.add_handler(MessageHandler(filters.COMMAND, h.cmd_unknown))
+    app.add_error_handler(h.on_error)
