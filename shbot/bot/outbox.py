@@ -58,6 +58,8 @@ class Outbox:
         self._queues: dict[int, deque[Op]] = {}
         self._workers: dict[int, asyncio.Task[None]] = {}
         self._ids: dict[tuple[int, str], int] = {}
+        # What each message shows now, so an edit that would change nothing costs no call.
+        self._shown: dict[tuple[int, int], tuple[str, object]] = {}
         self._idle = asyncio.Event()
         self._idle.set()
 
@@ -150,6 +152,9 @@ class Outbox:
                     log.debug("edit of unknown message %s in %s: sending anew", op.key, op.chat_id)
                     await self._send_new(op)
                     return None
+                content = (op.text, op.markup.to_dict() if op.markup else None)
+                if self._shown.get((op.chat_id, mid)) == content:
+                    return None
                 try:
                     await bot.edit_message_text(  # type: ignore[attr-defined]
                         chat_id=op.chat_id,
@@ -162,11 +167,13 @@ class Outbox:
                 except BadRequest as exc:
                     text = str(exc).lower()
                     if "not modified" in text:
+                        self._remember_shown(op.chat_id, mid, content)
                         return None
                     if "not found" in text or "can't be edited" in text:
                         await self._send_new(op)
                         return None
                     raise
+                self._remember_shown(op.chat_id, mid, content)
             else:
                 await self._send_new(op)
             return None
@@ -189,6 +196,11 @@ class Outbox:
             log.exception("unexpected error delivering to %s", op.chat_id)
             return None
 
+    def _remember_shown(self, chat_id: int, mid: int, content: tuple[str, object]) -> None:
+        if len(self._shown) > 100_000:  # bounded memory: forgetting only costs a no-op edit
+            self._shown.clear()
+        self._shown[(chat_id, mid)] = content
+
     async def _send_new(self, op: Op) -> None:
         message = await self.bot.send_message(  # type: ignore[attr-defined]
             chat_id=op.chat_id,
@@ -198,6 +210,7 @@ class Outbox:
             disable_web_page_preview=True,
         )
         mid = int(message.message_id)
+        self._remember_shown(op.chat_id, mid, (op.text, op.markup.to_dict() if op.markup else None))
         if op.key:
             self._ids[(op.chat_id, op.key)] = mid
         if op.on_sent is not None:
