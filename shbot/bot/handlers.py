@@ -8,7 +8,6 @@ group's rate limit.
 from __future__ import annotations
 
 import logging
-import secrets
 from typing import Any, cast
 
 from telegram import (
@@ -375,7 +374,7 @@ async def start_game(
         "shuffle_seats": bool(group.get("shuffle_seats")),
         "rebalanced": bool(group.get("rebalanced")),
     }
-    seed = secrets.randbits(63)
+    seed = s.new_seed()
     async with s.chat_lock(chat_id):
         try:
             _, outcome = await s.store.update_game(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import secrets
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
@@ -31,6 +32,7 @@ class Services:
     store: Store
     outbox: Outbox
     bot_username: str = ""
+    new_seed: Callable[[], int] = field(default=lambda: secrets.randbits(63))
     _locks: dict[int, asyncio.Lock] = field(default_factory=dict)
     _user_lang: dict[int, tuple[str, float]] = field(default_factory=dict)
     _group_lang: dict[int, tuple[str, float]] = field(default_factory=dict)
