@@ -1,0 +1,165 @@
+"""Agents: only legal actions, only the seat's own knowledge, and the heuristic plays for
+its team (it beats random play from either side)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+from shbot.agents import AGENTS, Agent, HeuristicAgent, RandomAgent, deliver, visible
+from shbot.engine import LIBERAL, Action, Event, Game, Phase
+from shbot.simulate import game_seeds, simulate
+
+
+class Guard:
+    """What an agent is handed instead of the Game: only the three allowed reads work."""
+
+    def __init__(self, game: Game) -> None:
+        self._game = game
+
+    def legal_actions(self, seat: int) -> Sequence[Action]:
+        return self._game.legal_actions(seat)
+
+    def public_view(self) -> dict[str, Any]:
+        return self._game.public_view()
+
+    def private_view(self, seat: int) -> dict[str, Any]:
+        return self._game.private_view(seat)
+
+
+class Recorder(RandomAgent):
+    """A random agent that keeps every event it was shown."""
+
+    observes = True
+
+    def __init__(self, rng: random.Random | None = None) -> None:
+        super().__init__(rng)
+        self.seen: list[Event] = []
+
+    def observe(self, events: Sequence[Event]) -> None:
+        self.seen.extend(events)
+
+
+def play_checked(players: int, seed: int, kinds: Sequence[str]) -> Game:
+    """A whole game where every agent decision is checked against the legal actions."""
+    game, events = Game.new(players, seed)
+    rng = random.Random(seed)
+    guard = Guard(game)
+    agents: list[Agent] = [AGENTS[kinds[s % len(kinds)]](rng) for s in range(players)]
+    for s, agent in enumerate(agents):
+        agent.reset(s, guard)
+        deliver(agent, s, events)
+    while not game.is_over:
+        if game.phase is Phase.VOTE:
+            ballots: list[bool | None] = []
+            for s in range(players):
+                if game.alive[s]:
+                    b = agents[s].ballot(guard, s)
+                    assert b is True or b is False
+                    ballots.append(b)
+                else:
+                    ballots.append(None)
+            events = game.apply_ballots(ballots)
+        else:
+            (seat,) = game.to_act()
+            action = agents[seat].act(guard, seat)
+            assert action in game.legal_actions(seat), (action, game)
+            events = game.apply(action)
+        for s, agent in enumerate(agents):
+            deliver(agent, s, events)
+    return game
+
+
+@pytest.mark.parametrize(
+    "kinds", [["random"], ["heuristic"], ["heuristic", "random"], ["random", "heuristic"]]
+)
+def test_agents_only_pick_legal_actions(kinds: list[str]) -> None:
+    for k, seed in enumerate(game_seeds(42, 120)):
+        game = play_checked(5 + k % 6, seed, kinds)
+        assert game.winner is not None
+
+
+def test_heuristic_resumed_mid_game_still_plays_legally() -> None:
+    """A bot restart recreates agents from the views alone (no event history)."""
+    for seed in range(40):
+        game, _ = Game.new(7, seed)
+        rng = random.Random(seed)
+        while not game.is_over:
+            fresh = [HeuristicAgent(rng) for _ in range(7)]
+            for s, agent in enumerate(fresh):
+                agent.reset(s, game)
+            if game.phase is Phase.VOTE:
+                game.apply_ballots(
+                    [fresh[s].ballot(game, s) if game.alive[s] else None for s in range(7)]
+                )
+            else:
+                (seat,) = game.to_act()
+                action = fresh[seat].act(game, seat)
+                assert action in game.legal_actions(seat)
+                game.apply(action)
+
+
+def test_deliver_shows_only_public_and_own_events() -> None:
+    game, events = Game.new(7, 3)
+    agents = [Recorder(random.Random(s)) for s in range(7)]
+    while True:
+        for s, agent in enumerate(agents):
+            deliver(agent, s, events)
+        if game.is_over:
+            break
+        if game.phase is Phase.VOTE:
+            events = game.apply_ballots([True if a else None for a in game.alive])
+        else:
+            (seat,) = game.to_act()
+            events = game.apply(agents[seat].act(game, seat))
+    for s, agent in enumerate(agents):
+        assert agent.seen, "every seat sees the public events"
+        assert all(e.to is None or s in e.to for e in agent.seen)
+        roles = [e for e in agent.seen if e.kind == "role"]
+        assert [e.data["seat"] for e in roles] == [s]
+
+
+def test_visible_filters_by_audience() -> None:
+    public = Event("x", {}, None)  # type: ignore[arg-type]
+    mine = Event("y", {}, (2,))  # type: ignore[arg-type]
+    other = Event("z", {}, (1, 3))  # type: ignore[arg-type]
+    assert visible([public, mine, other], 2) == [public, mine]
+    assert visible([public, mine, other], 3) == [public, other]
+
+
+def test_heuristic_knows_its_team_from_the_views() -> None:
+    game, _ = Game.new(7, 5)
+    for seat, role in enumerate(game.roles):
+        agent = HeuristicAgent(random.Random(0))
+        agent.reset(seat, game)
+        if role == LIBERAL:
+            assert agent.team == {seat}
+        elif role == "F":
+            assert agent.team == {s for s, r in enumerate(game.roles) if r != LIBERAL}
+        else:  # Hitler with 7 players knows nobody (R2.4)
+            assert agent.team == {seat}
+
+
+def liberal_rate(summary: dict[str, Any]) -> float:
+    return summary["wins"]["liberal"] / summary["games"]
+
+
+def test_heuristic_beats_random_from_both_sides() -> None:
+    counts = list(range(5, 11))
+    base = liberal_rate(simulate(300, counts, 9))
+    smart_liberals = liberal_rate(simulate(300, counts, 9, "heuristic", "random"))
+    smart_fascists = liberal_rate(simulate(300, counts, 9, "random", "heuristic"))
+    assert smart_liberals > base + 0.25
+    assert 1 - smart_fascists > (1 - base) + 0.08
+
+
+def test_registry() -> None:
+    assert set(AGENTS) >= {"random", "heuristic"}
+    game, _ = Game.new(5, 1)
+    for factory in AGENTS.values():
+        agent = factory(random.Random(0))
+        agent.reset(game.to_act()[0], game)
+        assert agent.act(game, game.to_act()[0]) in game.legal_actions(game.to_act()[0])
