@@ -1,0 +1,125 @@
+"""The simulator: honest counts, reproducible runs, readable transcripts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from shbot.engine import Event
+from shbot.simulate import game_seeds, parse_players, play, play_random, simulate
+from shbot.transcript import _English, get_translator, render
+
+CONDITIONS = {"five_liberal", "hitler_executed", "six_fascist", "hitler_elected"}
+
+
+def test_parse_players() -> None:
+    assert parse_players("7") == [7]
+    assert parse_players("5-10") == [5, 6, 7, 8, 9, 10]
+    for bad in ("4", "5-11", "8-6", "x", "", "11"):
+        with pytest.raises(ValueError):
+            parse_players(bad)
+
+
+def test_game_seeds_are_distinct_across_neighbouring_runs() -> None:
+    a, b = game_seeds(1, 50), game_seeds(2, 50)
+    assert len(set(a) | set(b)) == 100
+    assert game_seeds(1, 50) == a
+
+
+def check_part(part: dict[str, Any]) -> None:
+    assert sum(part["wins"].values()) == part["games"]
+    assert set(part["conditions"]) == CONDITIONS
+    assert sum(part["conditions"].values()) == part["games"]
+    assert part["wins"]["liberal"] == (
+        part["conditions"]["five_liberal"] + part["conditions"]["hitler_executed"]
+    )
+    if part["games"]:
+        assert 1 <= part["mean_rounds"] < 60
+        assert part["actions_per_game"] > 10
+
+
+@pytest.mark.parametrize("agents", [("random", "random"), ("heuristic", "heuristic")])
+def test_summary_keys_and_sums(agents: tuple[str, str]) -> None:
+    s = simulate(60, list(range(5, 11)), 4, *agents)
+    for key in ("games", "seconds", "games_per_second", "wins", "conditions", "mean_rounds"):
+        assert key in s
+    assert s["games"] == 60 and s["seconds"] > 0 and s["games_per_second"] > 0
+    check_part(s)
+    assert set(s["by_players"]) == {str(p) for p in range(5, 11)}
+    assert sum(p["games"] for p in s["by_players"].values()) == 60
+    for part in s["by_players"].values():
+        assert part["games"] == 10
+        check_part(part)
+
+
+def test_reproducible() -> None:
+    def strip(s: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in s.items() if k not in ("seconds", "games_per_second")}
+
+    for agents in (("random", "random"), ("heuristic", "random")):
+        a = simulate(40, [5, 8, 10], 123, *agents)
+        assert strip(a) == strip(simulate(40, [5, 8, 10], 123, *agents))
+        assert strip(a) != strip(simulate(40, [5, 8, 10], 124, *agents))
+
+
+def count_decisions(history: list[list[Any]]) -> int:
+    """Decisions recomputed from the engine's history (see GameResult.actions)."""
+    n = 0
+    for h in history:
+        if h[0] == "e":  # a nomination and every living ballot
+            n += 1 + sum(c in "jn" for c in h[4])
+        elif h[0] == "p":  # president discard + chancellor enactment
+            n += 2
+        elif h[0] == "v":  # discard + veto proposal + accepted answer
+            n += 3
+        elif h[0] == "vr":  # veto proposal + refusal (the enactment follows as "p")
+            n += 2
+        elif h[0] in ("i", "s", "x"):
+            n += 1
+    return n
+
+
+def test_actions_counted_honestly(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The decision count of both loops matches the engine's own record of the game."""
+    from shbot import simulate as sim
+
+    games: list[Any] = []
+    original = sim._result
+
+    def grab(game: Any, *args: Any) -> Any:
+        games.append(game)
+        return original(game, *args)
+
+    monkeypatch.setattr(sim, "_result", grab)
+    for seed in game_seeds(9, 40):
+        assert play_random(10, seed).actions == count_decisions(games[-1].history)
+        assert play(7, seed, "heuristic", "random").actions == count_decisions(games[-1].history)
+
+
+@pytest.mark.parametrize("agents", [("random", "random"), ("heuristic", "heuristic")])
+def test_transcript_mentions_every_round_and_the_end(agents: tuple[str, str]) -> None:
+    for k, seed in enumerate(game_seeds(5, 12)):
+        events: list[Event] = []
+        players = 5 + k % 6
+        result = (
+            play_random(players, seed, events)
+            if agents[0] == "random"
+            else play(players, seed, *agents, events)
+        )
+        text = "\n".join(render(events, get_translator("en")))
+        for n in range(1, result.rounds + 1):
+            assert f"\nRound {n}: " in text
+        assert f"Round {result.rounds + 1}:" not in text
+        assert "win:" in text
+        assert text.count("[private]") >= 1
+        assert f"The game lasted {result.rounds} round" in text
+        assert f"Player {players}:" in text and f"Player {players + 1}" not in text
+
+
+def test_transcript_stub_translator_matches_english() -> None:
+    events: list[Event] = []
+    play_random(8, 77, events)
+    assert render(events, _English()) == render(events, get_translator("en"))
+    names = [f"P{s}" for s in range(8)]
+    assert "P0" in "\n".join(render(events, names=names))
