@@ -1,0 +1,128 @@
+"""The ``shbot`` command line: ``simulate``, ``bench`` and ``run`` (the Telegram bot).
+
+Bad arguments end with a single ``shbot: error: …`` line and exit status 2, so scripts and
+people see at once what was wrong without a usage screen to scroll past.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any, NoReturn
+
+from shbot import bench
+from shbot.agents import AGENTS
+from shbot.engine import Event
+from shbot.simulate import game_seeds, parse_players, play_one, simulate, summary_table
+from shbot.transcript import get_translator, render
+
+__all__ = ["build_parser", "main"]
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors (subcommand parsers inherit the class)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"shbot: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="shbot", description="Secret Hitler for Telegram group chats.")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    _add_simulate(commands)
+    bench.add_parser(commands)
+    run = commands.add_parser("run", help="run the Telegram bot (configured from the environment)")
+    run.set_defaults(handler=_run_bot)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Console-script entry point; returns the exit status."""
+    args = build_parser().parse_args(argv)
+    try:
+        status: int = args.handler(args)
+    except BrokenPipeError:
+        # The reader went away (``| head``): stop quietly, and keep Python's exit-time
+        # flush of stdout from raising again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    return status
+
+
+# --------------------------------------------------------------------------- simulate
+
+
+def _players(text: str) -> list[int]:
+    try:
+        return parse_players(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _games(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _add_simulate(commands: Any) -> None:
+    p = commands.add_parser("simulate", help="play many games between computer players")
+    names = sorted(AGENTS)
+    p.add_argument("--games", type=_games, default=1000, help="number of games (1000)")
+    p.add_argument(
+        "--players", type=_players, default=parse_players("5-10"), help="N or N-M (5-10)"
+    )
+    p.add_argument("--seed", type=int, default=0, help="run seed (0); same seed, same games")
+    p.add_argument("--agents", choices=names, default="random", help="agent for every seat")
+    p.add_argument("--liberals", choices=names, help="agent for Liberal seats (overrides)")
+    p.add_argument("--fascists", choices=names, help="agent for Fascists and Hitler (overrides)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument(
+        "--transcript", action="store_true", help="also print the first game move by move"
+    )
+    p.add_argument("--lang", default="en", help="transcript language (en, ja, fr)")
+    p.set_defaults(handler=_simulate)
+
+
+def _simulate(args: argparse.Namespace) -> int:
+    liberals = args.liberals or args.agents
+    fascists = args.fascists or args.agents
+    players: list[int] = args.players
+    if args.transcript:
+        # Game 0 of the run, replayed with its events recorded (same seed, same game).
+        events: list[Event] = []
+        play_one(players[0], game_seeds(args.seed, 1)[0], liberals, fascists, events)
+        lines = render(events, get_translator(args.lang), seed=args.seed)
+        out = sys.stderr if args.json else sys.stdout
+        print("\n".join(lines), file=out)
+        print(file=out)
+    summary = simulate(args.games, players, args.seed, liberals, fascists)
+    if args.json:
+        print(json.dumps(summary, ensure_ascii=False))
+    else:
+        print(summary_table(summary))
+    return 0
+
+
+# --------------------------------------------------------------------------- run
+
+
+def _run_bot(args: argparse.Namespace) -> int:
+    """Start the bot, imported only now so simulate and bench never load Telegram."""
+    try:
+        module = importlib.import_module("shbot.bot.main")
+    except ModuleNotFoundError as exc:
+        if exc.name not in ("shbot.bot", "shbot.bot.main"):
+            raise
+        print("shbot: error: the bot is not available (shbot.bot.main is missing)", file=sys.stderr)
+        return 1
+    result = module.run_from_env()
+    return result if isinstance(result, int) else 0

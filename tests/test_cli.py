@@ -1,0 +1,115 @@
+"""The command line: one-line errors, JSON that parses, the bench contract."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from shbot import cli
+from shbot.cli import main
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["simulate", "--players", "4"],
+        ["simulate", "--players", "5-11"],
+        ["simulate", "--players", "seven"],
+        ["simulate", "--games", "0"],
+        ["simulate", "--agents", "genius"],
+        ["bench", "nothing"],
+        ["frobnicate"],
+        [],
+    ],
+)
+def test_bad_arguments_fail_with_one_line(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code != 0
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.count("\n") == 1 and err.startswith("shbot: error: ")
+
+
+def test_simulate_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["simulate", "--games", "30", "--players", "5-10", "--seed", "2", "--json"]) == 0
+    out, _ = capsys.readouterr()
+    data = json.loads(out)
+    assert data["games"] == 30
+    assert sum(data["wins"].values()) == 30
+    assert sum(data["conditions"].values()) == 30
+    assert set(data["by_players"]) == {"5", "6", "7", "8", "9", "10"}
+    assert data["agents"] == {"liberal": "random", "fascist": "random"}
+
+
+def test_simulate_team_agents_and_transcript_keep_stdout_json(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["simulate", "--games", "3", "--players", "7", "--agents", "heuristic"]
+    assert main([*argv, "--fascists", "random", "--json", "--transcript"]) == 0
+    out, err = capsys.readouterr()
+    data = json.loads(out)
+    assert data["agents"] == {"liberal": "heuristic", "fascist": "random"}
+    assert "Round 1:" in err and "Roles:" in err
+
+
+def test_simulate_table_and_transcript(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["simulate", "--games", "5", "--players", "8", "--transcript"]) == 0
+    out, _ = capsys.readouterr()
+    assert out.index("Round 1:") < out.index("players  games")
+    assert "\n    all      5 " in out
+
+
+def test_bench_engine_json_lines(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "engine", "--games", "20"]) == 0
+    out, err = capsys.readouterr()
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert [r["players"] for r in rows] == [5, 7, 10]
+    for r in rows:
+        assert r["bench"] == "engine" and r["games"] == 20
+        assert r["games_per_second"] > 0 and r["us_per_action"] > 0
+        assert r["actions_per_game"] > 20 and "ballot" in r["actions"]
+    assert "games/s" in err
+
+
+def test_bench_all_runs_every_registered_bench(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "all", "--games", "2"]) == 0
+    out, _ = capsys.readouterr()
+    assert {json.loads(line)["bench"] for line in out.splitlines()} >= {"engine"}
+
+
+def test_run_without_bot_module_is_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def missing(name: str) -> object:
+        raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+
+    monkeypatch.setattr(cli.importlib, "import_module", missing)
+    assert main(["run"]) == 1
+    _, err = capsys.readouterr()
+    assert err.count("\n") == 1 and err.startswith("shbot: error: ")
+
+
+def test_python_dash_m_entry_point() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "shbot", "simulate", "--games", "2", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["games"] == 2
+    bad = subprocess.run(
+        [sys.executable, "-m", "shbot", "simulate", "--players", "4"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1
