@@ -132,6 +132,8 @@ def test_placeholders_match(lang: str, catalog: Catalog) -> None:
     for m in messages(catalog):
         expected = frozenset().union(*(placeholders(i) for i in ids(m)))
         for index, string in enumerate(strings(m)):
+            if not string:
+                continue  # untranslated: reported by test_fully_translated_no_fuzzy
             try:
                 found = placeholders(string)
             except ValueError as exc:
@@ -153,6 +155,8 @@ def test_html_matches_and_is_telegram_safe(lang: str, catalog: Catalog) -> None:
     for m in messages(catalog):
         expected = Counter(name for _, name in tags(ids(m)[-1]))
         for index, string in enumerate(strings(m)):
+            if not string:
+                continue
             where = f"{describe(m)} form {index}"
             stack: list[str] = []
             for close, name in tags(string):
