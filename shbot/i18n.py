@@ -22,8 +22,9 @@ How to write a user-visible message::
 
 Catalogs live in ``locales/<lang>/LC_MESSAGES/shbot.po`` next to the ``shbot`` package
 (override with the ``SHBOT_LOCALES`` environment variable). The ``.mo`` files are compiled
-from the ``.po`` files the first time a locale is used, whenever missing or older than the
-``.po``; if the directory is read-only the catalog is compiled in memory instead.
+from the ``.po`` files the first time a locale is used, whenever missing or out of date
+(never committed, never stale); if the directory is read-only the catalog is compiled in
+memory instead.
 See ``docs/translating.md`` for the catalog workflow (``python -m shbot.i18n update``).
 """
 
@@ -95,12 +96,13 @@ def normalize(code: str | None) -> str | None:
 # --------------------------------------------------------------------------- loading
 
 
+_PACKAGE_LOCALES = Path(__file__).resolve().parent.parent / "locales"
+
+
 def locales_dir() -> Path:
     """The catalog directory: ``$SHBOT_LOCALES``, else ``locales/`` beside the ``shbot`` package."""
     override = os.environ.get(LOCALES_ENV)
-    if override:
-        return Path(override)
-    return Path(__file__).resolve().parent.parent / "locales"
+    return Path(override) if override else _PACKAGE_LOCALES
 
 
 def _compile_po(po: Path) -> bytes:
@@ -358,7 +360,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args != ["update"]:
         print("usage: python -m shbot.i18n update   (see docs/translating.md)", file=sys.stderr)
         return 2
-    return _update_catalogs(Path(__file__).resolve().parent.parent)
+    return _update_catalogs(_PACKAGE_LOCALES.parent)
 
 
 if __name__ == "__main__":
