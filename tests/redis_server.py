@@ -196,6 +196,19 @@ def restartable_redis(
 
 
 @pytest.fixture
-def redis_prefix() -> str:
-    """A key prefix of its own per test, so tests share one server without flushing it."""
-    return f"test:{uuid.uuid4().hex[:12]}:"
+def redis_prefix(redis_server: RedisServer) -> Iterator[str]:
+    """A key prefix of its own per test, so tests share one server without flushing it.
+
+    The test's keys are deleted afterwards (best effort): an external REDIS_URL stays clean.
+    """
+    prefix = f"test:{uuid.uuid4().hex[:12]}:"
+    yield prefix
+    client = redis.Redis.from_url(redis_server.url, socket_timeout=2, socket_connect_timeout=2)
+    try:
+        keys = list(client.scan_iter(match=prefix + "*", count=1000))
+        if keys:
+            client.delete(*keys)
+    except redis.RedisError:
+        pass
+    finally:
+        client.close()
