@@ -804,12 +804,13 @@ class Game:
     # ------------------------------------------------------------------ serialization
 
     def to_dict(self) -> dict[str, Any]:
-        """A compact JSON-ready form with a schema version; see :meth:`from_dict`."""
+        """A compact JSON-ready form with a schema version; see :meth:`from_dict`. It is a
+        snapshot: it shares no list with the game, so it stays as it is when play goes on."""
         return {
             "schema": SCHEMA,
             "n": self.n,
             "roles": "".join(self.roles),
-            "seating": self.seating,
+            "seating": list(self.seating),
             "alive": "".join("1" if a else "0" for a in self.alive),
             "confirmed": "".join("1" if c else "0" for c in self.confirmed),
             "investigated": "".join("1" if i else "0" for i in self.investigated),
@@ -832,7 +833,7 @@ class Game:
             "condition": self.condition.value if self.condition else None,
             "rng": format(self.rng, "x"),
             "options": dict(self.options),
-            "history": self.history,
+            "history": [list(h) for h in self.history],
         }
 
     @classmethod
