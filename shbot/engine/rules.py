@@ -65,7 +65,8 @@ def fascist_track(players: int) -> tuple[Power | None, ...]:
 
 
 def rebalanced_setup(players: int) -> tuple[int, int]:
-    """(Fascist tiles removed from the deck, Fascist policies enacted at the start) for the
+    """(Fascist tiles removed from the game, Fascist policies enacted at the start) for the
     opt-in rebalanced variants played on secrethitler.io: 6p starts with one Fascist policy
-    on the board (taken from the deck), 7p drops one Fascist tile, 9p drops two."""
-    return {6: (1, 1), 7: (1, 0), 9: (2, 0)}.get(players, (0, 0))
+    on the board, taken from the deck (17 tiles in all, 6 L + 10 F left to draw), 7p drops
+    one Fascist tile, 9p drops two."""
+    return {6: (0, 1), 7: (1, 0), 9: (2, 0)}.get(players, (0, 0))
