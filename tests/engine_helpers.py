@@ -335,6 +335,9 @@ class Referee:
             self.count(ev.kind.value)
             self._event(ev, move, before)
         self._check_public(events)
+        if len(events) == 1 and events[0].kind is Kind.VOTE_CAST:
+            assert g.phase is Phase.VOTE  # a ballot, and more to come: nothing else moved
+            return
         if Kind.CHAOS in kinds(events):
             assert Kind.POWER_GRANTED not in kinds(events), "R6.2: chaos grants no power"
         self._check_state()
