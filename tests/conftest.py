@@ -2,4 +2,5 @@
 
 pytest_plugins: list[str] = [
     "tests.redis_server",
+    "tests.botplay",
 ]
