@@ -297,17 +297,30 @@ class Strategy:
 
 
 class RandomPlay(Strategy):
-    """Uniformly random among the offered buttons (a vote is a coin flip weighted to Ja so
-    that games move on)."""
+    """Random among the offered buttons; a vote is a coin flip weighted to Ja so that games
+    move on. ``fascist`` players lean to Fascist policies (so powers come early) and never
+    nominate Hitler, so the game lasts until the powers have been used."""
 
-    def __init__(self, seed: int, ja: float = 0.7) -> None:
+    def __init__(self, seed: int, *, ja: float = 0.7, fascist: bool = False) -> None:
         self.rng = random.Random(seed)
         self.ja = ja
+        self.fascist = fascist
 
     def choose(self, turn: Turn) -> tuple[str, str | None]:
-        if turn.phase is Phase.VOTE:
+        phase, options = turn.phase, turn.options
+        if phase is Phase.VOTE:
             return cb.VOTE, "1" if self.rng.random() < self.ja else "0"
-        return self.rng.choice(turn.options)
+        if self.fascist:
+            hitler = str(turn.game.roles.index(HITLER))
+            if phase is Phase.NOMINATE:
+                options = [o for o in options if o[1] != hitler] or options
+            elif phase is Phase.PRESIDENT_DISCARD and (cb.DISCARD, LIBERAL) in options:
+                return cb.DISCARD, LIBERAL
+            elif phase is Phase.CHANCELLOR_ENACT and (cb.ENACT, FASCIST) in options:
+                if (cb.VETO, None) in options and self.rng.random() < 0.5:
+                    return cb.VETO, None
+                return cb.ENACT, FASCIST
+        return self.rng.choice(options)
 
 
 class Replay(Strategy):
