@@ -16,8 +16,9 @@ same actions replay the same game.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from enum import StrEnum
+from functools import partial
 from typing import Any
 
 from . import rng
@@ -82,16 +83,45 @@ TARGET_ACTIONS: dict[Phase, type[Investigate] | type[SpecialElection] | type[Exe
     Phase.EXECUTION: Execute,
 }
 _PRIVATE_PHASES = (Phase.PRESIDENT_DISCARD, Phase.CHANCELLOR_ENACT, Phase.VETO_RESPONSE)
-# Hot-path constants: module globals are cheaper to reach than enum class attributes.
+# Hot-path constants: module globals are about ten times cheaper to reach than enum class
+# attributes, and the simulator goes through these millions of times.
+_NOMINATE = Phase.NOMINATE
 _VOTE = Phase.VOTE
+_DISCARD = Phase.PRESIDENT_DISCARD
+_ENACT = Phase.CHANCELLOR_ENACT
+_VETO = Phase.VETO_RESPONSE
+_INVESTIGATE = Phase.INVESTIGATE
+_SPECIAL = Phase.SPECIAL_ELECTION
 _OVER = Phase.GAME_OVER
-_VOTE_CAST = Kind.VOTE_CAST
-_tuple_new = tuple.__new__
 _BALLOT_CHARS = {-1: "-", 0: "n", 1: "j"}
-# Legal votes never change for a seat, so they are built once (the simulator asks often).
-_VOTES: tuple[tuple[Vote, Vote], ...] = tuple(
-    (Vote(s, True), Vote(s, False)) for s in range(MAX_PLAYERS)
-)
+_event = partial(tuple.__new__, Event)
+"""``_event((kind, data, to))`` is ``Event(kind, data, to)`` without the call into Python
+code a NamedTuple's constructor makes (the engine builds a hundred events a game)."""
+
+# Every action a seat can be offered is built once: legal_actions picks from these tables
+# instead of building new tuples on each call (actions are immutable, so sharing is safe).
+_SEATS = range(MAX_PLAYERS)
+_VOTES: tuple[tuple[Vote, Vote], ...] = tuple((Vote(s, True), Vote(s, False)) for s in _SEATS)
+_NOMINATIONS = tuple(tuple(Nominate(s, t) for t in _SEATS) for s in _SEATS)
+_TARGETED: dict[Phase, tuple[tuple[Action, ...], ...]] = {
+    phase: tuple(tuple(cls(s, t) for t in _SEATS) for s in _SEATS)
+    for phase, cls in TARGET_ACTIONS.items()
+}
+# Discard and Enact choices, Fascist first (the order of ``sorted(set(hand))``).
+_DISCARDS = tuple((Discard(s, FASCIST), Discard(s, LIBERAL)) for s in _SEATS)
+_ENACTS = tuple((Enact(s, FASCIST), Enact(s, LIBERAL)) for s in _SEATS)
+_PROPOSE_VETO = tuple(ProposeVeto(s) for s in _SEATS)
+_ANSWERS = tuple((AnswerVeto(s, True), AnswerVeto(s, False)) for s in _SEATS)
+
+
+def _choices(pair: tuple[Action, Action], hand: list[str]) -> list[Action]:
+    """The (Fascist, Liberal) pair of a seat's choices, kept for the parties in ``hand``."""
+    out = []
+    if FASCIST in hand:
+        out.append(pair[0])
+    if LIBERAL in hand:
+        out.append(pair[1])
+    return out
 
 
 def party_of(role: str) -> str:
@@ -230,7 +260,7 @@ class Game:
         g.confirmed = [False] * players
         g.investigated = [False] * players
         g.votes = [-1] * players
-        g.phase = Phase.NOMINATE
+        g.phase = _NOMINATE
         g.round = 0
         g.president = NOBODY
         g.chancellor = NOBODY
@@ -245,18 +275,14 @@ class Game:
         g.condition = None
         g.history = []
 
-        events = [
-            Event(
-                Kind.GAME_STARTED,
-                {
-                    "players": players,
-                    "seating": list(g.seating),
-                    "rebalanced": g.options["rebalanced"],
-                    "fascist": g.fascist,
-                    "draw": len(g.draw),
-                },
-            )
-        ]
+        started = {
+            "players": players,
+            "seating": list(g.seating),
+            "rebalanced": g.options["rebalanced"],
+            "fascist": g.fascist,
+            "draw": len(g.draw),
+        }
+        events = [_event((Kind.GAME_STARTED, started, None))]
         events.extend(g._role_events())
         g.anchor = (first - 1) % players  # so the first "next living" is `first`
         g._start_round(events)
@@ -274,7 +300,7 @@ class Game:
                 data["hitler"] = hitler
             elif role == HITLER and self.n <= 6:  # R2.3
                 data["fascists"] = fascists
-            out.append(Event(Kind.ROLE, data, (seat,)))
+            out.append(_event((Kind.ROLE, data, (seat,))))
         return out
 
     # ------------------------------------------------------------------ queries
@@ -295,30 +321,33 @@ class Game:
     def powers(self) -> tuple[Power | None, ...]:
         return fascist_track(self.n)
 
+    def _barred(self) -> tuple[int, int]:
+        """(last elected chancellor, last elected president or NOBODY): the seats R4.2
+        term-limits. With 5 or fewer players alive the last president is eligible."""
+        if self.alive.count(True) > TERM_LIMIT_EXCEPTION_ALIVE:
+            return self.last_chancellor, self.last_president
+        return self.last_chancellor, NOBODY
+
     def term_limited(self) -> list[int]:
         """Living seats that cannot be nominated chancellor for term reasons (R4.2)."""
-        out = []
-        if self.last_chancellor >= 0 and self.alive[self.last_chancellor]:
-            out.append(self.last_chancellor)
-        if (
-            self.last_president >= 0
-            and self.alive[self.last_president]
-            and self.alive_count > TERM_LIMIT_EXCEPTION_ALIVE
-        ):
-            out.append(self.last_president)
-        return out
+        alive = self.alive
+        return [s for s in self._barred() if s >= 0 and alive[s]]
 
     def eligible_chancellors(self) -> list[int]:
-        limited = self.term_limited()
+        """Living seats the presidential candidate may nominate (R4.2)."""
+        chan, pres_limited = self._barred()
         pres = self.president
-        return [s for s in range(self.n) if self.alive[s] and s != pres and s not in limited]
+        alive = self.alive
+        return [
+            s for s in range(self.n) if alive[s] and s != pres and s != chan and s != pres_limited
+        ]
 
     def power_targets(self) -> list[int]:
         """Legal targets of the pending power: other living players, and for Investigate
         only those never investigated (R9.2)."""
         pres = self.president
         alive = self.alive
-        if self.phase is Phase.INVESTIGATE:
+        if self.phase is _INVESTIGATE:
             inv = self.investigated
             return [s for s in range(self.n) if alive[s] and s != pres and not inv[s]]
         return [s for s in range(self.n) if alive[s] and s != pres]
@@ -330,9 +359,9 @@ class Game:
             votes = self.votes
             alive = self.alive
             return [s for s in range(self.n) if alive[s] and votes[s] < 0]
-        if phase is Phase.CHANCELLOR_ENACT:
+        if phase is _ENACT:
             return [self.chancellor]
-        if phase is Phase.GAME_OVER:
+        if phase is _OVER:
             return []
         return [self.president]
 
@@ -347,23 +376,24 @@ class Game:
             return ()
         if phase is _OVER:
             return ()
-        if phase is Phase.CHANCELLOR_ENACT:
+        if phase is _ENACT:
             if seat != self.chancellor:
                 return []
-            acts: list[Action] = [Enact(seat, p) for p in sorted(set(self.hand))]
+            acts = _choices(_ENACTS[seat], self.hand)
             if self.fascist >= VETO_AT and not self.veto_refused:
-                acts.append(ProposeVeto(seat))
+                acts.append(_PROPOSE_VETO[seat])
             return acts
         if seat != self.president:
             return []
-        if phase is Phase.NOMINATE:
-            return [Nominate(seat, t) for t in self.eligible_chancellors()]
-        if phase is Phase.PRESIDENT_DISCARD:
-            return [Discard(seat, p) for p in sorted(set(self.hand))]
-        if phase is Phase.VETO_RESPONSE:
-            return [AnswerVeto(seat, True), AnswerVeto(seat, False)]
-        cls = TARGET_ACTIONS[phase]
-        return [cls(seat, t) for t in self.power_targets()]
+        if phase is _NOMINATE:
+            row = _NOMINATIONS[seat]
+            return [row[t] for t in self.eligible_chancellors()]
+        if phase is _DISCARD:
+            return _choices(_DISCARDS[seat], self.hand)
+        if phase is _VETO:
+            return list(_ANSWERS[seat])
+        row = _TARGETED[phase][seat]
+        return [row[t] for t in self.power_targets()]
 
     # ------------------------------------------------------------------ apply
 
@@ -373,29 +403,18 @@ class Game:
         Raises :class:`IllegalAction` (state untouched) for anything the rules forbid."""
         if self.phase is _OVER:
             raise IllegalAction(Reason.GAME_OVER)
-        kind = type(action)
-        if kind is Vote:
-            return self._vote(action)  # type: ignore[arg-type]
-        if kind is Nominate:
-            return self._nominate(action)  # type: ignore[arg-type]
-        if kind is Discard:
-            return self._discard(action)  # type: ignore[arg-type]
-        if kind is Enact:
-            return self._enact(action)  # type: ignore[arg-type]
-        if kind is ProposeVeto:
-            return self._propose_veto(action)  # type: ignore[arg-type]
-        if kind is AnswerVeto:
-            return self._answer_veto(action)  # type: ignore[arg-type]
-        if kind in (Investigate, SpecialElection, Execute):
-            return self._power(action)  # type: ignore[arg-type]
-        raise IllegalAction(Reason.BAD_ACTION, repr(action))
+        handler = _HANDLERS.get(type(action))
+        if handler is None:
+            raise IllegalAction(Reason.BAD_ACTION, repr(action))
+        return handler(self, action)
 
     def _check_seat(self, seat: object) -> None:
         if type(seat) is not int or not 0 <= seat < self.n:
             raise IllegalAction(Reason.NO_SUCH_SEAT, repr(seat))
 
     def _expect(self, phase: Phase, seat: int, actor: int) -> None:
-        self._check_seat(seat)
+        if type(seat) is not int or not 0 <= seat < self.n:  # _check_seat, inlined
+            raise IllegalAction(Reason.NO_SUCH_SEAT, repr(seat))
         if self.phase is not phase:
             raise IllegalAction(Reason.WRONG_PHASE, f"{self.phase.value}")
         if seat != actor:
@@ -403,18 +422,19 @@ class Game:
 
     # R4.2
     def _nominate(self, a: Nominate) -> list[Event]:
-        self._expect(Phase.NOMINATE, a.seat, self.president)
-        self._check_seat(a.target)
-        t = a.target
-        if t == a.seat:
+        seat, t = a
+        self._expect(_NOMINATE, seat, self.president)
+        if type(t) is not int or not 0 <= t < self.n:  # _check_seat, inlined
+            raise IllegalAction(Reason.NO_SUCH_SEAT, repr(t))
+        if t == seat:
             raise IllegalAction(Reason.SELF_TARGET)
         if not self.alive[t]:
             raise IllegalAction(Reason.DEAD_PLAYER)
-        if t in self.term_limited():
+        if t in self._barred():
             raise IllegalAction(Reason.NOT_ELIGIBLE)
         self.chancellor = t
-        self.phase = Phase.VOTE
-        return [Event(Kind.NOMINATED, {"president": self.president, "chancellor": t})]
+        self.phase = _VOTE
+        return [_event((Kind.NOMINATED, {"president": self.president, "chancellor": t}, None))]
 
     # R4.3–R4.7
     def _vote(self, a: Vote) -> list[Event]:
@@ -434,16 +454,8 @@ class Game:
         living = alive.count(True)
         # Dead seats keep -1, so pending living voters = all -1 minus the dead.
         voted = living - (votes.count(-1) - (self.n - living))
-        events = [
-            _tuple_new(
-                Event,
-                (
-                    _VOTE_CAST,
-                    {"seat": seat, "voted": voted, "needed": living, "changed": changed},
-                    None,
-                ),
-            )
-        ]
+        cast = {"seat": seat, "voted": voted, "needed": living, "changed": changed}
+        events = [_event((Kind.VOTE_CAST, cast, None))]
         if voted == living:
             self._tally(events, living)
         return events
@@ -462,30 +474,20 @@ class Game:
         if len(ballots) != n:
             raise IllegalAction(Reason.BAD_ACTION, "one entry per seat")
         alive = self.alive
-        for seat in range(n):
-            b = ballots[seat]
+        for b, living in zip(ballots, alive, strict=True):
             if b is not None:
                 if b is not True and b is not False:
                     raise IllegalAction(Reason.BAD_ACTION, "ballot must be a bool")
-                if not alive[seat]:
+                if not living:
                     raise IllegalAction(Reason.DEAD_PLAYER)
         votes = self.votes
-        for seat in range(n):
-            b = ballots[seat]
+        for seat, b in enumerate(ballots):
             if b is not None:
                 votes[seat] = 1 if b else 0
         living = alive.count(True)
         voted = living - (votes.count(-1) - (n - living))
-        events: list[Event] = [
-            _tuple_new(
-                Event,
-                (
-                    _VOTE_CAST,
-                    {"seat": None, "voted": voted, "needed": living, "changed": False},
-                    None,
-                ),
-            )
-        ]
+        cast = {"seat": None, "voted": voted, "needed": living, "changed": False}
+        events = [_event((Kind.VOTE_CAST, cast, None))]
         if voted == living:
             self._tally(events, living)
         return events
@@ -495,68 +497,67 @@ class Game:
         ja = votes.count(1)
         elected = ja * 2 > living  # strict majority of living players; a tie fails (R4.4)
         ballots = [v if v >= 0 else None for v in votes]
-        events.append(
-            Event(
-                Kind.VOTE_RESULT,
-                {"votes": ballots, "ja": ja, "nein": living - ja, "elected": elected},
-            )
-        )
-        self.history.append(
-            [
-                "e",
-                self.round,
-                self.president,
-                self.chancellor,
-                "".join([_BALLOT_CHARS[v] for v in votes]),
-            ]
-        )
+        result = {"votes": ballots, "ja": ja, "nein": living - ja, "elected": elected}
+        events.append(_event((Kind.VOTE_RESULT, result, None)))
+        ballot_chars = "".join([_BALLOT_CHARS[v] for v in votes])
+        self.history.append(["e", self.round, self.president, self.chancellor, ballot_chars])
         if not elected:  # R4.5
             self._advance_tracker(events)
-            if self.phase is not Phase.GAME_OVER:
+            if self.phase is not _OVER:
                 self._start_round(events)
             return
         pres, chan = self.president, self.chancellor
         self.last_president, self.last_chancellor = pres, chan  # R4.6
-        events.append(Event(Kind.GOVERNMENT_ELECTED, {"president": pres, "chancellor": chan}))
+        events.append(
+            _event((Kind.GOVERNMENT_ELECTED, {"president": pres, "chancellor": chan}, None))
+        )
         if self.fascist >= HITLER_ZONE:
             if self.roles[chan] == HITLER:  # R10.4
                 self._finish(events, Winner.FASCIST, Condition.HITLER_ELECTED)
                 return
             if not self.confirmed[chan]:
                 self.confirmed[chan] = True
-                events.append(Event(Kind.CONFIRMED_NOT_HITLER, {"seat": chan}))
+                events.append(_event((Kind.CONFIRMED_NOT_HITLER, {"seat": chan}, None)))
         # R5.1: draw pile always holds 3 here, thanks to the reshuffle check of R5.4.
         draw = self.draw
-        self.hand = [draw.pop(), draw.pop(), draw.pop()]
+        self.hand = hand = draw[-3:]  # the top three, top first (the top is last in draw)
+        hand.reverse()
+        del draw[-3:]
         self.veto_refused = False
-        self.phase = Phase.PRESIDENT_DISCARD
+        self.phase = _DISCARD
         veto = self.fascist >= VETO_AT  # R7.1
         events.append(
-            Event(Kind.SESSION_STARTED, {"president": pres, "chancellor": chan, "veto": veto})
+            _event(
+                (Kind.SESSION_STARTED, {"president": pres, "chancellor": chan, "veto": veto}, None)
+            )
         )
-        events.append(Event(Kind.PRESIDENT_HAND, {"policies": list(self.hand)}, (pres,)))
+        events.append(_event((Kind.PRESIDENT_HAND, {"policies": list(hand)}, (pres,))))
 
     # R5.1
     def _discard(self, a: Discard) -> list[Event]:
-        self._expect(Phase.PRESIDENT_DISCARD, a.seat, self.president)
+        self._expect(_DISCARD, a.seat, self.president)
         if a.policy not in self.hand:
             raise IllegalAction(Reason.NOT_IN_HAND)
         self.hand.remove(a.policy)
         self.discard.append(a.policy)
-        self.phase = Phase.CHANCELLOR_ENACT
+        self.phase = _ENACT
         chan = self.chancellor
         return [
-            Event(Kind.PRESIDENT_DISCARDED, {"president": self.president, "chancellor": chan}),
-            Event(
-                Kind.CHANCELLOR_HAND,
-                {"policies": list(self.hand), "veto": self.fascist >= VETO_AT},
-                (chan,),
+            _event(
+                (Kind.PRESIDENT_DISCARDED, {"president": self.president, "chancellor": chan}, None)
+            ),
+            _event(
+                (
+                    Kind.CHANCELLOR_HAND,
+                    {"policies": list(self.hand), "veto": self.fascist >= VETO_AT},
+                    (chan,),
+                )
             ),
         ]
 
     # R5.2–R5.6
     def _enact(self, a: Enact) -> list[Event]:
-        self._expect(Phase.CHANCELLOR_ENACT, a.seat, self.chancellor)
+        self._expect(_ENACT, a.seat, self.chancellor)
         hand = self.hand
         if a.policy not in hand:
             raise IllegalAction(Reason.NOT_IN_HAND)
@@ -566,19 +567,21 @@ class Game:
         events: list[Event] = []
         self.history.append(["p", a.policy])
         self._place(a.policy, events, chaos=False)
-        if self.phase is Phase.GAME_OVER:
+        if self.phase is _OVER:
             return events
         self._reshuffle_if_needed(events)  # R5.4
-        power = self.powers[self.fascist - 1] if a.policy == FASCIST else None
+        power = fascist_track(self.n)[self.fascist - 1] if a.policy == FASCIST else None
         if power is None:
             self._start_round(events)
             return events
-        events.append(Event(Kind.POWER_GRANTED, {"power": power, "president": self.president}))
+        events.append(
+            _event((Kind.POWER_GRANTED, {"power": power, "president": self.president}, None))
+        )
         if power is Power.PEEK:  # R9.4: nothing to choose, so it happens at once
             top = self.draw[-3:][::-1]
             self.history.append(["peek", self.president])
-            events.append(Event(Kind.PEEKED, {"president": self.president}))
-            events.append(Event(Kind.PEEK_RESULT, {"policies": top}, (self.president,)))
+            events.append(_event((Kind.PEEKED, {"president": self.president}, None)))
+            events.append(_event((Kind.PEEK_RESULT, {"policies": top}, (self.president,))))
             self._start_round(events)
         else:
             self.phase = POWER_PHASES[power]
@@ -591,23 +594,14 @@ class Game:
         else:
             self.fascist += 1
         self.tracker = 0
-        events.append(
-            Event(
-                Kind.CHAOS if chaos else Kind.POLICY_ENACTED,
-                {
-                    "policy": policy,
-                    "liberal": self.liberal,
-                    "fascist": self.fascist,
-                    "chaos": chaos,
-                },
-            )
-        )
+        data = {"policy": policy, "liberal": self.liberal, "fascist": self.fascist, "chaos": chaos}
+        events.append(_event((Kind.CHAOS if chaos else Kind.POLICY_ENACTED, data, None)))
         if self.liberal >= LIBERAL_TRACK:
             self._finish(events, Winner.LIBERAL, Condition.FIVE_LIBERAL)
         elif self.fascist >= FASCIST_TRACK:
             self._finish(events, Winner.FASCIST, Condition.SIX_FASCIST)
         elif policy == FASCIST and self.fascist == VETO_AT:
-            events.append(Event(Kind.VETO_UNLOCKED, {}))
+            events.append(_event((Kind.VETO_UNLOCKED, {}, None)))
 
     def _reshuffle_if_needed(self, events: list[Event]) -> None:
         if len(self.draw) < 3:
@@ -615,50 +609,50 @@ class Game:
             self.discard = []
             self.rng = rng.shuffle(self.rng, pile)
             self.draw = pile
-            events.append(Event(Kind.DECK_RESHUFFLED, {"draw": len(pile)}))
+            events.append(_event((Kind.DECK_RESHUFFLED, {"draw": len(pile)}, None)))
 
     # R7
     def _propose_veto(self, a: ProposeVeto) -> list[Event]:
-        self._expect(Phase.CHANCELLOR_ENACT, a.seat, self.chancellor)
+        self._expect(_ENACT, a.seat, self.chancellor)
         if self.fascist < VETO_AT:
             raise IllegalAction(Reason.VETO_LOCKED)
         if self.veto_refused:
             raise IllegalAction(Reason.VETO_ALREADY_REFUSED)
-        self.phase = Phase.VETO_RESPONSE
+        self.phase = _VETO
         gov = {"president": self.president, "chancellor": self.chancellor}
-        return [Event(Kind.VETO_PROPOSED, gov)]
+        return [_event((Kind.VETO_PROPOSED, gov, None))]
 
     def _answer_veto(self, a: AnswerVeto) -> list[Event]:
-        self._expect(Phase.VETO_RESPONSE, a.seat, self.president)
+        self._expect(_VETO, a.seat, self.president)
         if type(a.accept) is not bool:
             raise IllegalAction(Reason.BAD_ACTION, "answer must be a bool")
         gov = {"president": self.president, "chancellor": self.chancellor}
         if not a.accept:  # R7.4
             self.veto_refused = True
-            self.phase = Phase.CHANCELLOR_ENACT
+            self.phase = _ENACT
             self.history.append(["vr"])
-            return [Event(Kind.VETO_REFUSED, gov)]
-        events = [Event(Kind.VETO_ACCEPTED, gov)]
+            return [_event((Kind.VETO_REFUSED, gov, None))]
+        events = [_event((Kind.VETO_ACCEPTED, gov, None))]
         self.history.append(["v"])
         self.discard.extend(self.hand)  # R7.3
         self.hand = []
         self._reshuffle_if_needed(events)  # R7.5
         self._advance_tracker(events)
-        if self.phase is not Phase.GAME_OVER:
+        if self.phase is not _OVER:
             self._start_round(events)
         return events
 
     # R6
     def _advance_tracker(self, events: list[Event]) -> None:
         self.tracker += 1
-        events.append(Event(Kind.TRACKER_ADVANCED, {"tracker": self.tracker}))
+        events.append(_event((Kind.TRACKER_ADVANCED, {"tracker": self.tracker}, None)))
         if self.tracker < CHAOS_AT:
             return
         policy = self.draw.pop()
         self.history.append(["c", policy])
         self._place(policy, events, chaos=True)  # power ignored (R6.2), tracker reset
         self.last_president = self.last_chancellor = NOBODY  # R6.3
-        if self.phase is not Phase.GAME_OVER:
+        if self.phase is not _OVER:
             self._reshuffle_if_needed(events)  # R6.4
 
     # R9
@@ -676,28 +670,23 @@ class Game:
             raise IllegalAction(Reason.DEAD_PLAYER)
         pres = self.president
         events: list[Event] = []
-        if phase is Phase.INVESTIGATE:
+        if phase is _INVESTIGATE:
             if self.investigated[t]:
                 raise IllegalAction(Reason.ALREADY_INVESTIGATED)
             self.investigated[t] = True
             self.history.append(["i", pres, t])
-            events.append(Event(Kind.INVESTIGATED, {"president": pres, "target": t}))
-            events.append(
-                Event(
-                    Kind.INVESTIGATION_RESULT,
-                    {"target": t, "party": party_of(self.roles[t])},
-                    (pres,),
-                )
-            )
-        elif phase is Phase.SPECIAL_ELECTION:
+            events.append(_event((Kind.INVESTIGATED, {"president": pres, "target": t}, None)))
+            result = {"target": t, "party": party_of(self.roles[t])}
+            events.append(_event((Kind.INVESTIGATION_RESULT, result, (pres,))))
+        elif phase is _SPECIAL:
             self.special = t
             self.anchor = pres  # R8.2: rotation resumes after the calling President
             self.history.append(["s", pres, t])
-            events.append(Event(Kind.SPECIAL_ELECTION, {"president": pres, "target": t}))
+            events.append(_event((Kind.SPECIAL_ELECTION, {"president": pres, "target": t}, None)))
         else:
             self.alive[t] = False
             self.history.append(["x", pres, t])
-            events.append(Event(Kind.EXECUTED, {"president": pres, "target": t}))
+            events.append(_event((Kind.EXECUTED, {"president": pres, "target": t}, None)))
             if self.roles[t] == HITLER:  # R9.5, R10.2
                 self._finish(events, Winner.LIBERAL, Condition.HITLER_EXECUTED)
                 return events
@@ -717,34 +706,26 @@ class Game:
         self.president = candidate
         self.chancellor = NOBODY
         self.votes = [-1] * self.n
-        self.phase = Phase.NOMINATE
-        events.append(
-            Event(
-                Kind.ROUND_STARTED,
-                {"round": self.round, "president": candidate, "special": special},
-            )
-        )
+        self.phase = _NOMINATE
+        data = {"round": self.round, "president": candidate, "special": special}
+        events.append(_event((Kind.ROUND_STARTED, data, None)))
 
     def _next_living(self, seat: int) -> int:
+        """The next living seat clockwise after ``seat`` (someone is always alive, R9.5)."""
         n = self.n
         alive = self.alive
-        for step in range(1, n + 1):
-            s = (seat + step) % n
-            if alive[s]:
-                return s
-        raise AssertionError("no living player")  # pragma: no cover - impossible (R9.5)
+        seat = seat + 1 if seat + 1 < n else 0
+        while not alive[seat]:
+            seat = seat + 1 if seat + 1 < n else 0
+        return seat
 
     def _finish(self, events: list[Event], winner: Winner, condition: Condition) -> None:
-        self.phase = Phase.GAME_OVER
+        self.phase = _OVER
         self.winner = winner
         self.condition = condition
         self.history.append(["end", winner.value, condition.value])
-        events.append(
-            Event(
-                Kind.GAME_OVER,
-                {"winner": winner, "condition": condition, "roles": list(self.roles)},
-            )
-        )
+        data = {"winner": winner, "condition": condition, "roles": list(self.roles)}
+        events.append(_event((Kind.GAME_OVER, data, None)))
 
     # ------------------------------------------------------------------ views (R11)
 
@@ -898,6 +879,20 @@ class Game:
             f"<Game n={self.n} round={self.round} phase={self.phase.value} "
             f"L={self.liberal} F={self.fascist} tracker={self.tracker}>"
         )
+
+
+_HANDLERS: dict[type, Callable[[Game, Any], list[Event]]] = {
+    Vote: Game._vote,
+    Nominate: Game._nominate,
+    Discard: Game._discard,
+    Enact: Game._enact,
+    ProposeVeto: Game._propose_veto,
+    AnswerVeto: Game._answer_veto,
+    Investigate: Game._power,
+    SpecialElection: Game._power,
+    Execute: Game._power,
+}
+"""Which method applies each type of action (see :meth:`Game.apply`)."""
 
 
 def step(game: Game, action: Action) -> tuple[Game, list[Event]]:

@@ -39,8 +39,14 @@ def below(state: int, n: int) -> tuple[int, int]:
 
 
 def shuffle(state: int, items: list[T]) -> int:
-    """Fisher–Yates shuffle of ``items`` in place; returns the next state."""
+    """Fisher–Yates shuffle of ``items`` in place; returns the next state.
+
+    Each swap takes ``below(state, i + 1)``; its two steps are written out here because a
+    game shuffles often enough for the function calls to show (same numbers as below)."""
     for i in range(len(items) - 1, 0, -1):
-        j, state = below(state, i + 1)
+        state = (state + _GOLDEN) & _MASK
+        z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+        j = ((z ^ (z >> 31)) * (i + 1)) >> 64
         items[i], items[j] = items[j], items[i]
     return state
