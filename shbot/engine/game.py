@@ -492,7 +492,29 @@ class Game:
             self._tally(events, living)
         return events
 
+    def close_vote(self, missing_count_as_nein: bool = True) -> list[Event]:
+        """End a vote that some living players never answered (the bot's deadline, a house
+        rule outside RULES-SPEC): their ballots count as Nein!, or, with
+        ``missing_count_as_nein=False``, are not counted and the government needs a strict
+        majority of the ballots cast."""
+        if self.phase is not _VOTE:
+            raise IllegalAction(
+                Reason.GAME_OVER if self.phase is _OVER else Reason.WRONG_PHASE,
+                self.phase.value,
+            )
+        votes, alive = self.votes, self.alive
+        events: list[Event] = []
+        if missing_count_as_nein:
+            for seat in range(self.n):
+                if alive[seat] and votes[seat] < 0:
+                    votes[seat] = 0
+            self._tally(events, alive.count(True))
+        else:
+            self._tally(events, sum(1 for v in votes if v >= 0))
+        return events
+
     def _tally(self, events: list[Event], living: int) -> None:
+        """Count the ballots; ``living`` is the electorate whose strict majority elects."""
         votes = self.votes
         ja = votes.count(1)
         elected = ja * 2 > living  # strict majority of living players; a tie fails (R4.4)
