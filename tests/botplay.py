@@ -105,14 +105,18 @@ async def running_bot(
     limiter: bool = False,
     latency: float = 0.0,
     menus: bool = True,
+    timers: str = "off",
 ) -> AsyncIterator[Bot]:
     """The production Application over a fresh fake Telegram, started and ready.
 
     ``limiter=False`` removes PTB's rate limiter so games run at full speed in real time;
     tests of pacing keep it and run under ``@pytest.mark.looptime`` (virtual time).
+    ``timers`` is the default timer preset of the groups ("off": no deadline ever fires,
+    so scripted games are never interrupted; tests of deadlines choose one).
     """
     fake = FakeBotAPI(latency=latency)
-    app = build_application(Config(token=fake.token), store, request=fake, menus=menus)
+    config = Config(token=fake.token, timers=timers)
+    app = build_application(config, store, request=fake, menus=menus)
     if not limiter:
         app.bot._rate_limiter = None  # the only way to unplug it from a built Application
     async with Harness(app, fake) as h:

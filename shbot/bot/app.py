@@ -21,6 +21,7 @@ from shbot.i18n import LANGUAGES, Translator, translator
 from shbot.storage import Store
 
 from . import handlers as h
+from . import jobs
 from .config import Config
 from .flow import PRIVATE_PHASES
 from .model import Table
@@ -112,6 +113,7 @@ async def recover(app: Application[Any, Any, Any, Any, Any, Any]) -> int:
             narrator.round(table, new=True)
         if table.game.phase in PRIVATE_PHASES and f"prompt{table.step}" not in table.msgs:
             narrator.open_prompt(table)
+        jobs.arm(app, record.chat_id, table)
     log.info("recovered %d active games", count)
     return count
 

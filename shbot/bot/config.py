@@ -13,6 +13,10 @@ from dataclasses import dataclass, field
 TOKEN_RE = re.compile(r"^\d{3,}:[A-Za-z0-9_-]{30,}$")
 
 
+#: Seconds per step of each timer preset a group can choose in /settings (0: no timers).
+TIMER_PRESETS: dict[str, int] = {"off": 0, "short": 60, "normal": 120, "long": 300}
+
+
 class ConfigError(ValueError):
     """A configuration value is missing or malformed; the message names the variable."""
 
@@ -27,6 +31,7 @@ class Config:
     history_days: float = 30.0
     lobby_minutes: float = 60.0
     log_level: str = "INFO"
+    timers: str = "normal"  # default timer preset of a group that never chose (/settings)
     extra: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -78,4 +83,12 @@ def load_config(env: Mapping[str, str] | None = None) -> Config:
         history_days=_number(env, "SHBOT_HISTORY_DAYS", 30.0),
         lobby_minutes=_number(env, "SHBOT_LOBBY_MINUTES", 60.0),
         log_level=level,
+        timers=_timers(env),
     )
+
+
+def _timers(env: Mapping[str, str]) -> str:
+    raw = env.get("SHBOT_TIMERS", "normal").strip().lower() or "normal"
+    if raw not in TIMER_PRESETS:
+        raise ConfigError(f"SHBOT_TIMERS must be one of {', '.join(TIMER_PRESETS)}, got {raw!r}")
+    return raw

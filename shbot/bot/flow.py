@@ -40,6 +40,7 @@ from shbot.storage import GameRecord
 
 from . import callbacks as cb
 from . import render as r
+from . import render_timers as rt
 from .model import Player, Table, new_game_id
 from .outbox import Outbox
 
@@ -74,6 +75,9 @@ class Outcome:
     started: bool = False
     finished: bool = False
     closed_round_log: list[list[Any]] | None = None
+    timed_out: list[int] | None = None  # seats that missed the deadline (timers)
+    timeout_phase: Phase | None = None
+    missing_nein: bool = True
 
 
 # ----------------------------------------------------------------------------- lobby
@@ -174,6 +178,7 @@ def apply_start(
     table.game = game
     table.options = dict(options)
     table.step = 1
+    table.restart_clock()
     table.round_log = [[e.kind.value, e.data] for e in events if e.kind is Kind.ROUND_STARTED]
     record.status = "running"
     record.data = table.to_dict()
@@ -243,6 +248,8 @@ def apply_press(record: GameRecord, press: cb.GamePress, user_id: int, t: Transl
         raise Refusal(r.reason_text(t, exc.reason)) from exc
     outcome = Outcome(before, table, events, action)
     _advance(table, before, events, outcome)
+    if table.step != before.step:
+        table.restart_clock()
     if isinstance(action, Vote):
         outcome.answer = _vote_answer(t, action.ja)
     if game.is_over:
@@ -391,7 +398,13 @@ class Narrator:
         self.outbox.send(user.id, text, kb, key=table.key(name), on_sent=self.on_sent(name))
 
     def close_prompt(
-        self, before: Table, after: Table, action: Action | None, events: list[Event]
+        self,
+        before: Table,
+        after: Table,
+        action: Action | None,
+        events: list[Event],
+        *,
+        timed_out: bool = False,
     ) -> None:
         game = before.game
         assert game is not None
@@ -427,6 +440,8 @@ class Narrator:
             text = t._("💀 You executed {player}.", player=r.name(after.names(), action.target))
         if text is None:
             return
+        if timed_out:
+            text = f"{rt.timeout_private_prefix(t, phase)}\n{text}"
         name = f"prompt{before.step}"
         self.outbox.edit(
             user.id, text, None, key=before.key(name), message_id=before.msgs.get(name)
@@ -456,8 +471,26 @@ class Narrator:
             if e.kind is Kind.PEEK_RESULT and e.to:
                 user = after.at(e.to[0])
                 self.outbox.send(user.id, r.peek_text(self.user_t(user.id), e.data["policies"]))
+        if outcome.timed_out is not None and outcome.timeout_phase is not None:
+            self.outbox.send(
+                self.chat_id,
+                rt.timeout_text(
+                    self.group,
+                    before,
+                    outcome.timeout_phase,
+                    outcome.timed_out,
+                    outcome.action,
+                    outcome.missing_nein,
+                ),
+            )
         if before.step != after.step:
-            self.close_prompt(before, after, outcome.action, outcome.events)
+            self.close_prompt(
+                before,
+                after,
+                outcome.action,
+                outcome.events,
+                timed_out=outcome.timed_out is not None,
+            )
         # Group: the round message(s), then the board.
         if outcome.closed_round_log is not None:
             self.closed_round(after, outcome.closed_round_log, before.game.round)

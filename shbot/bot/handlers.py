@@ -35,10 +35,11 @@ from shbot.i18n import (
 from shbot.storage import GameExists, NoGame, StoreUnavailable
 
 from . import callbacks as cb
-from . import flow
+from . import flow, jobs
 from . import render as r
 from .model import Player, Table, clean_name
 from .services import Services
+from .timers import preset_seconds
 
 log = logging.getLogger(__name__)
 Ctx = ContextTypes.DEFAULT_TYPE
@@ -373,6 +374,7 @@ async def start_game(
     options = {
         "shuffle_seats": bool(group.get("shuffle_seats")),
         "rebalanced": bool(group.get("rebalanced")),
+        "timer": preset_seconds(group.get("timers"), s.config.timers),
     }
     seed = s.new_seed()
     async with s.chat_lock(chat_id):
@@ -389,6 +391,7 @@ async def start_game(
         if query is not None:
             await query.answer()
         (await s.narrator(chat_id, outcome.after)).started(outcome)
+    jobs.arm(context.application, chat_id, outcome.after)
     log.info(
         "game %s started in chat %s with %d players",
         outcome.after.gid,
@@ -459,6 +462,7 @@ async def cancel_confirmed(
             return
         await s.store.delete_game(chat_id, record.version)
         await s.store.release_players(chat_id, [p.id for p in table.players])
+    jobs.disarm(context.application, chat_id)
     await query.answer()
     s.outbox.edit(
         chat_id,
@@ -619,6 +623,8 @@ async def game_press(
         await query.answer(outcome.answer[:200] if outcome.answer else None)
         narrator = await s.narrator(chat_id, outcome.after)
         narrator.played(outcome)
+    if outcome.before is not None and outcome.before.step != outcome.after.step:
+        jobs.arm(context.application, chat_id, outcome.after)
     if outcome.finished:
         await finish(context, chat_id, outcome.after)
 

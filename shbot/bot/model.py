@@ -7,6 +7,7 @@ field is plain JSON so any store can keep it and a restarted bot can carry on.
 from __future__ import annotations
 
 import secrets
+import time
 import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
@@ -72,6 +73,17 @@ class Table:
     priv: dict[int, int] = field(default_factory=dict)
     round_log: list[list[Any]] = field(default_factory=list)
     options: dict[str, Any] = field(default_factory=dict)
+    deadline: float | None = None  # epoch seconds when the current step times out
+    reminded: bool = False  # the half-way reminder of the current step was sent
+
+    def restart_clock(self, now: float | None = None) -> None:
+        """Give the current step a fresh deadline (none when the group's timers are off)."""
+        seconds = int(self.options.get("timer", 0) or 0)
+        if seconds <= 0 or self.game is None or self.game.is_over:
+            self.deadline = None
+        else:
+            self.deadline = (time.time() if now is None else now) + seconds
+        self.reminded = False
 
     # -------------------------------------------------------------- people and seats
 
@@ -119,6 +131,8 @@ class Table:
             "priv": {str(k): v for k, v in self.priv.items()},
             "round_log": self.round_log,
             "options": self.options,
+            "deadline": self.deadline,
+            "reminded": self.reminded,
         }
 
     @classmethod
@@ -134,4 +148,6 @@ class Table:
             priv={int(k): int(v) for k, v in d.get("priv", {}).items()},
             round_log=[list(e) for e in d.get("round_log", [])],
             options=dict(d.get("options", {})),
+            deadline=float(d["deadline"]) if d.get("deadline") is not None else None,
+            reminded=bool(d.get("reminded", False)),
         )
