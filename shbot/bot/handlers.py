@@ -76,8 +76,7 @@ async def is_admin(context: Ctx, chat_id: int, user_id: int) -> bool:
     return member.status in (ChatMemberStatus.OWNER, ChatMemberStatus.ADMINISTRATOR)
 
 
-def join_payload(chat_id: int, gid: str) -> str:
-    return f"j{chat_id}_{gid}".replace("-", "m")
+join_payload = r.join_payload
 
 
 def parse_join_payload(payload: str) -> tuple[int, str] | None:
@@ -108,8 +107,12 @@ async def cmd_start(update: Update, context: Ctx) -> None:
     if target is not None:
         await join_lobby(context, target[0], user, message, t, gid=target[1], via_private=True)
         return
-    # A player whose private prompt never arrived (they had blocked the bot) gets it again.
     group_id = await s.store.player_chat(user.id)
+    # A lobby player who opened the private chat without the lobby's link is reachable now.
+    if group_id is not None and await mark_ready(context, group_id, user.id):
+        await reply(message, t._("✅ You are in the game. Go back to the group!"))
+        return
+    # A player whose private prompt never arrived (they had blocked the bot) gets it again.
     if group_id is not None and await resend_prompt(context, group_id, user.id):
         return
     add = (
@@ -127,6 +130,22 @@ async def cmd_start(update: Update, context: Ctx) -> None:
         else None
     )
     await reply(message, welcome_text(t), add)
+
+
+async def mark_ready(context: Ctx, chat_id: int, user_id: int) -> bool:
+    """Mark a lobby player reachable in private; False if they are not waiting in a lobby."""
+    s = svc(context)
+    async with s.chat_lock(chat_id):
+        try:
+            _, outcome = await s.store.update_game(
+                chat_id, lambda rec: flow.apply_ready(rec, user_id)
+            )
+        except NoGame:
+            return False
+        if outcome is None:
+            return False
+        (await s.narrator(chat_id, outcome.after)).lobby(outcome.after)
+    return True
 
 
 def welcome_text(t: Translator) -> str:
@@ -492,7 +511,7 @@ async def cmd_board(update: Update, context: Ctx) -> None:
         s.outbox.send(
             chat.id,
             r.lobby_text(t, table),
-            r.lobby_keyboard(t, table, s.bot_username),
+            r.lobby_keyboard(t, table, s.bot_username, chat.id),
             key=table.key("lobby2"),
             on_sent=s.id_recorder(chat.id, table.gid, "lobby"),
         )

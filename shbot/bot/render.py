@@ -132,7 +132,11 @@ def lobby_text(t: Translator, table: Table, *, closed: str | None = None) -> str
     return fit("\n".join(lines))
 
 
-def lobby_keyboard(t: Translator, table: Table, bot_username: str) -> InlineKeyboardMarkup | None:
+def lobby_keyboard(
+    t: Translator, table: Table, bot_username: str, chat_id: int | None = None
+) -> InlineKeyboardMarkup | None:
+    """Join/Leave/Start, and the deep link that opens the private chat and joins in one tap
+    (it must name the group: a /start in private does not say where it came from)."""
     gid = table.gid
     rows = [
         [
@@ -143,13 +147,23 @@ def lobby_keyboard(t: Translator, table: Table, bot_username: str) -> InlineKeyb
     ]
     if bot_username:
         rows.append(
-            [InlineKeyboardButton(t._("💬 Open private chat"), url=deep_link(bot_username, gid))]
+            [
+                InlineKeyboardButton(
+                    t._("💬 Open private chat"),
+                    url=deep_link(bot_username, join_payload(chat_id, gid) if chat_id else gid),
+                )
+            ]
         )
     return markup(rows)
 
 
 def deep_link(bot_username: str, payload: str) -> str:
     return f"https://t.me/{bot_username}?start={payload}"
+
+
+def join_payload(chat_id: int, gid: str) -> str:
+    """The /start payload that joins the lobby ``gid`` of ``chat_id`` ([A-Za-z0-9_-] only)."""
+    return f"j{chat_id}_{gid}".replace("-", "m")
 
 
 # ---------------------------------------------------------------------------------- board
