@@ -98,19 +98,27 @@ async def setup_menus(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
 
 
 async def recover(app: Application[Any, Any, Any, Any, Any, Any]) -> int:
-    """After a restart: every running game continues. Messages that may not have been
-    delivered before the stop (the current round message, the current private prompt)
-    are sent again; everything else is already in Telegram and in the store."""
+    """After a restart: every lobby and running game continues.
+
+    A stopped or killed process may not have delivered its last messages, and nothing tells
+    what Telegram shows: the lobby, or the board and the current round message (whose
+    buttons are the current step's), are edited into their current form (sent if their id
+    is unknown) and the current private prompt is sent if it never was. An edit that
+    changes nothing costs one refused call; a lost edit would leave the game without buttons.
+    """
     s: Services = app.bot_data["svc"]
     count = 0
     for record in await s.store.active_games():
         count += 1
         table = Table.from_dict(record.data)
-        if table.game is None or table.game.is_over:
+        if table.game is None:
+            (await s.narrator(record.chat_id, table)).lobby(table)
+            continue
+        if table.game.is_over:
             continue
         narrator = await s.narrator(record.chat_id, table)
-        if f"round{table.game.round}" not in table.msgs:
-            narrator.round(table, new=True)
+        narrator.board(table)
+        narrator.round(table)
         if table.game.phase in PRIVATE_PHASES and f"prompt{table.step}" not in table.msgs:
             narrator.open_prompt(table)
         jobs.arm(app, record.chat_id, table)
