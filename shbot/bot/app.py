@@ -5,7 +5,12 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from telegram import BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeAllPrivateChats
+from telegram import (
+    BotCommand,
+    BotCommandScopeAllGroupChats,
+    BotCommandScopeAllPrivateChats,
+    Update,
+)
 from telegram.ext import (
     AIORateLimiter,
     Application,
@@ -13,6 +18,7 @@ from telegram.ext import (
     CallbackQueryHandler,
     CommandHandler,
     MessageHandler,
+    TypeHandler,
     filters,
 )
 from telegram.request import BaseRequest
@@ -21,6 +27,7 @@ from shbot.i18n import LANGUAGES, Translator, translator
 from shbot.storage import Store
 
 from . import handlers as h
+from . import logs
 from . import jobs
 from .config import Config
 from .flow import PRIVATE_PHASES
@@ -217,6 +224,8 @@ async def on_forbidden(s: Services, user_id: int) -> None:
 
 
 def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    # First of all: tag the log lines of this update with its chat.
+    app.add_handler(TypeHandler(Update, logs.bind_update), group=-100)
     commands = {
         "start": h.cmd_start,
         "help": h.cmd_help,

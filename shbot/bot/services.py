@@ -16,6 +16,7 @@ from telegram import User
 from shbot.i18n import DEFAULT, Translator, normalize, translator
 from shbot.storage import NoGame, Store
 
+from . import logs
 from .config import Config
 from .flow import Narrator
 from .model import Table
@@ -81,6 +82,7 @@ class Services:
 
     async def narrator(self, chat_id: int, table: Table) -> Narrator:
         """A narrator with every player's language looked up once."""
+        logs.bind(chat=chat_id, game=table.gid)  # what follows is about this game
         langs = {p.id: await self.user_lang(p.id, p.lang) for p in table.players}
 
         def user_t(user_id: int) -> Translator:
