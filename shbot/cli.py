@@ -1,4 +1,4 @@
-"""The ``shbot`` command line: ``simulate``, ``bench`` and ``run`` (the Telegram bot).
+"""The ``shbot`` command line: ``simulate``, ``bench``, ``run`` (the Telegram bot), ``health``.
 
 Bad arguments end with a single ``shbot: error: …`` line and exit status 2, so scripts and
 people see at once what was wrong without a usage screen to scroll past.
@@ -37,6 +37,10 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_parser(commands)
     run = commands.add_parser("run", help="run the Telegram bot (configured from the environment)")
     run.set_defaults(handler=_run_bot)
+    health = commands.add_parser(
+        "health", help="exit 0 if the configuration loads and the store answers, else 1"
+    )
+    health.set_defaults(handler=_health)
     return parser
 
 
@@ -115,14 +119,28 @@ def _simulate(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------- run
 
 
-def _run_bot(args: argparse.Namespace) -> int:
-    """Start the bot, imported only now so simulate and bench never load Telegram."""
+def _bot_main() -> Any:
+    """The bot's entry module, imported only now so simulate and bench never load Telegram."""
     try:
-        module = importlib.import_module("shbot.bot.main")
+        return importlib.import_module("shbot.bot.main")
     except ModuleNotFoundError as exc:
         if exc.name not in ("shbot.bot", "shbot.bot.main"):
             raise
         print("shbot: error: the bot is not available (shbot.bot.main is missing)", file=sys.stderr)
+        return None
+
+
+def _run_bot(args: argparse.Namespace) -> int:
+    module = _bot_main()
+    if module is None:
         return 1
     result = module.run_from_env()
     return result if isinstance(result, int) else 0
+
+
+def _health(args: argparse.Namespace) -> int:
+    """The container health check: 0 healthy, 1 not (Docker reserves other codes)."""
+    module = _bot_main()
+    if module is None:
+        return 1
+    return int(module.check_health())

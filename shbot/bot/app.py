@@ -27,8 +27,7 @@ from shbot.i18n import LANGUAGES, Translator, translator
 from shbot.storage import Store
 
 from . import handlers as h
-from . import logs
-from . import jobs
+from . import jobs, logs
 from .config import Config
 from .flow import PRIVATE_PHASES
 from .model import Table
