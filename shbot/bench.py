@@ -9,11 +9,18 @@ on one core); the bot, scale and message benchmarks register here the same way.
 from __future__ import annotations
 
 import argparse
+import asyncio
+import contextlib
 import json
+import math
+import os
 import platform
+import resource
 import sys
+import tempfile
 import time
-from collections.abc import Callable, Sequence
+import uuid
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any, NamedTuple
 
 from shbot.simulate import play_random
@@ -107,6 +114,456 @@ def _engine_table(rows: list[Row]) -> str:
 @register("engine", "complete random-agent games per second (5, 7, 10 players)", _engine_table)
 def _engine(args: argparse.Namespace) -> list[Row]:
     return [bench_engine(p, args.games, args.seconds, args.seed) for p in ENGINE_PLAYERS]
+
+
+# --------------------------------------------------------------------------- bot, shared
+# The bot benchmarks drive the production Application (shbot.bot.app.build_application)
+# over the in-process fake Bot API, with simulated players pressing its buttons
+# (shbot.devtools.driver). They import Telegram only when they run.
+
+BOT_PLAYERS = 7
+
+
+def _ms(seconds: float) -> float:
+    return round(seconds * 1000, 3)
+
+
+def _percentile(values: Sequence[float], q: float) -> float:
+    """The ``q`` quantile (0..1) by nearest rank; 0 for no values."""
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, math.ceil(q * len(ordered)) - 1))]
+
+
+def _rss_mb() -> tuple[float, float]:
+    """(current, peak) resident set size of this process in MB, from /proc (Linux)."""
+    now = peak = 0.0
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    now = int(line.split()[1]) / 1024
+                elif line.startswith("VmHWM:"):
+                    peak = int(line.split()[1]) / 1024
+    except OSError:
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return round(now, 1), round(peak, 1)
+
+
+@contextlib.asynccontextmanager
+async def _store(kind: str, redis_url: str | None = None) -> AsyncIterator[Any]:
+    """A fresh store: SQLite in a temporary directory, or Redis under a fresh key prefix
+    (deleted afterwards, so an external REDIS_URL stays clean)."""
+    from shbot.storage import open_store
+
+    if kind == "sqlite":
+        with tempfile.TemporaryDirectory(prefix="shbot-bench-") as tmp:
+            store = open_store(sqlite_path=os.path.join(tmp, "bench.sqlite3"))
+            try:
+                yield store
+            finally:
+                await store.close()
+        return
+    from shbot.devtools.redis_server import delete_prefix
+
+    assert redis_url is not None
+    prefix = f"bench:{uuid.uuid4().hex[:10]}:"
+    store = open_store(redis_url=redis_url, prefix=prefix)
+    store.bench_prefix = prefix
+    try:
+        yield store
+    finally:
+        await store.close()
+        delete_prefix(redis_url, prefix)
+
+
+@contextlib.asynccontextmanager
+async def _running_bot(store: Any, *, limiter: bool = False) -> AsyncIterator[Any]:
+    """The production Application over a fresh fake Bot API, started; yields a Driver.
+
+    Without ``limiter`` PTB's AIORateLimiter is unplugged: it paces on purpose (20 calls a
+    minute per group), which a throughput measurement must not include."""
+    from shbot.bot.app import build_application
+    from shbot.bot.config import Config
+    from shbot.devtools.driver import Driver
+    from shbot.devtools.fake_telegram import FakeBotAPI
+
+    fake = FakeBotAPI()
+    app = build_application(Config(token=fake.token), store, request=fake, menus=False)
+    if not limiter:
+        app.bot._rate_limiter = None  # the only way to unplug it from a built Application
+    async with Driver(app, fake, store) as driver:
+        yield driver
+
+
+class Phases(NamedTuple):
+    updates: int
+    seconds: float  # time the bot worked: handling the updates and delivering its messages
+    phases: int
+
+
+async def _play_phases(
+    driver: Any,
+    runs: Sequence[Any],
+    *,
+    concurrency: int = 1,
+    max_phases: int | None = None,
+    trim: bool = False,
+) -> Phases:
+    """Interleave ``runs``: each phase takes the next update of every unfinished game, feeds
+    them ``concurrency`` at a time, then waits for the outbox to deliver. Only feeding and
+    delivery are timed; choosing the moves (the players' side) is not.
+
+    ``trim`` drops the fake's call log as it goes (memory measurements should see the bot,
+    not the fake's record of every call)."""
+    from shbot.devtools.driver import NotReady
+
+    updates = phases = stalls = 0
+    seconds = 0.0
+    while max_phases is None or phases < max_phases:
+        batch = []
+        for run in runs:
+            if run.done:
+                continue
+            try:
+                payload = await run.next_update()
+            except NotReady:
+                continue
+            if payload is not None:
+                batch.append(payload)
+        if not batch:
+            if all(run.done for run in runs):
+                break
+            stalls += 1
+            if stalls > 3:
+                raise RuntimeError("the games stalled: no buttons to press")
+            await driver.settle(60)
+            continue
+        stalls = 0
+        start = time.perf_counter()
+        for i in range(0, len(batch), concurrency):
+            chunk = batch[i : i + concurrency]
+            if len(chunk) == 1:
+                await driver.feed(chunk[0])
+            else:
+                await asyncio.gather(*(driver.feed(p) for p in chunk))
+        await driver.settle(120)
+        seconds += time.perf_counter() - start
+        updates += len(batch)
+        phases += 1
+        if trim:
+            driver.fake.calls.clear()
+            driver.fake.answers.clear()
+        if driver.errors:
+            raise RuntimeError(f"the bot raised: {driver.errors[:3]!r}")
+    return Phases(updates, seconds, phases)
+
+
+def _no_redis_row(bench: str, reason: str) -> Row:
+    return {"bench": bench, "store": "redis", "skipped": reason}
+
+
+# --------------------------------------------------------------------------- bot
+
+BOT_GAMES = 20
+BOT_CONCURRENCY = (1, 16)
+BOT_TARGET_UPS = 500
+BOT_TARGET_P99_MS = 20.0
+
+
+async def bench_bot(games: int, seed: int = 0) -> list[Row]:
+    """Updates per second and latency per update through the real Application, on SQLite
+    and on a real Redis, ``games`` 7-player games at once, fed one at a time (latency is
+    then the service time) and 16 at a time (what one process can absorb)."""
+    from shbot.devtools.driver import GameRun, make_users
+    from shbot.devtools.redis_server import NoRedis, redis_url
+
+    rows: list[Row] = []
+    with contextlib.ExitStack() as stack:
+        try:
+            url, where = stack.enter_context(redis_url())
+            kinds = [("sqlite", None, "file"), ("redis", url, where)]
+        except NoRedis as exc:
+            kinds = [("sqlite", None, "file")]
+            rows.append(_no_redis_row("bot", str(exc)))
+        for kind, url_, where in kinds:
+            for concurrency in BOT_CONCURRENCY:
+                async with _store(kind, url_) as store, _running_bot(store) as driver:
+                    runs = [
+                        GameRun(driver, make_users(BOT_PLAYERS), seed + i) for i in range(games)
+                    ]
+                    done = await _play_phases(driver, runs, concurrency=concurrency)
+                    lat = driver.latencies
+                    row: Row = {
+                        "bench": "bot",
+                        "store": kind,
+                        "redis": where if kind == "redis" else None,
+                        "games": games,
+                        "players": BOT_PLAYERS,
+                        "concurrency": concurrency,
+                        "updates": done.updates,
+                        "seconds": round(done.seconds, 3),
+                        "updates_per_second": round(done.updates / done.seconds, 1),
+                        "p50_ms": _ms(_percentile(lat, 0.5)),
+                        "p99_ms": _ms(_percentile(lat, 0.99)),
+                        "max_ms": _ms(max(lat)),
+                        "bot_calls": driver.fake.count(),
+                    }
+                    if kind == "redis":
+                        row["target"] = (
+                            f">= {BOT_TARGET_UPS} updates/s, p99 < {BOT_TARGET_P99_MS:g} ms"
+                        )
+                        row["meets_target"] = (
+                            row["updates_per_second"] >= BOT_TARGET_UPS
+                            and row["p99_ms"] < BOT_TARGET_P99_MS
+                        )
+                    rows.append(row)
+    return rows
+
+
+def _bot_table(rows: list[Row]) -> str:
+    lines = [f"{'store':>6} {'conc':>4} {'updates':>7} {'upd/s':>8} {'p50 ms':>7} {'p99 ms':>7}"]
+    for r in rows:
+        if "skipped" in r:
+            lines.append(f"{r['store']:>6} skipped: {r['skipped']}")
+            continue
+        lines.append(
+            f"{r['store']:>6} {r['concurrency']:>4} {r['updates']:>7} "
+            f"{r['updates_per_second']:>8.1f} {r['p50_ms']:>7.2f} {r['p99_ms']:>7.2f}"
+            + ("" if r.get("meets_target", True) else "  (target missed)")
+        )
+    return "\n".join(lines)
+
+
+@register("bot", "updates/s, p50/p99 latency through the Application (SQLite, Redis)", _bot_table)
+def _bot(args: argparse.Namespace) -> list[Row]:
+    return asyncio.run(bench_bot(args.games or BOT_GAMES, args.seed))
+
+
+# --------------------------------------------------------------------------- scale
+
+SCALE_GAMES = 1000
+SCALE_LEVELS = (1, 100, 1000)
+SCALE_PHASES = 40  # lobby (15 updates a game) and 25 moves: every game is still running
+SCALE_MIN_SAMPLES = 400
+SCALE_TARGET_BYTES = 4096
+SCALE_TARGET_FLAT = 0.20
+
+
+def _bytes_per_game(sizes: dict[str, int], runs: Sequence[Any]) -> tuple[int, int, int]:
+    """(running games, mean bytes of a game's own keys, mean bytes including its players'
+    keys) from MEMORY USAGE per key; keys carry ``{g<chat>}`` or ``{u<user>}`` hash tags."""
+    running = [r for r in runs if not r.done]
+    if not running:
+        return 0, 0, 0
+    by_tag: dict[str, int] = {}
+    for key, size in sizes.items():
+        tag = key[key.find("{") + 1 : key.find("}")]
+        by_tag[tag] = by_tag.get(tag, 0) + size
+    own = [by_tag.get(f"g{r.group_id}", 0) for r in running]
+    users = [sum(by_tag.get(f"u{u.id}", 0) for u in r.users) for r in running]
+    return (
+        len(running),
+        round(sum(own) / len(running)),
+        round((sum(own) + sum(users)) / len(running)),
+    )
+
+
+async def bench_scale(games: int, seed: int = 0) -> list[Row]:
+    """Many 7-player games at once in one process on Redis: for 1, 100 and ``games``
+    concurrent games, every game is opened and played ``SCALE_PHASES`` updates, the games
+    interleaved one update each in turn. Latency is per update fed one at a time (service
+    time, comparable across levels); bytes are MEMORY USAGE of the running games' keys."""
+    from shbot.devtools.driver import GameRun, make_users
+    from shbot.devtools.redis_server import NoRedis, key_sizes, redis_url
+
+    levels = sorted({n for n in SCALE_LEVELS if n <= games} | {games})
+    rows: list[Row] = []
+    try:
+        with redis_url() as (url, where):
+            for level in levels:
+                latencies: list[float] = []
+                updates, seconds, repeats = 0, 0.0, 0
+                memory = (0, 0, 0)
+                while repeats == 0 or len(latencies) < SCALE_MIN_SAMPLES:
+                    repeats += 1
+                    async with _store("redis", url) as store, _running_bot(store) as driver:
+                        runs = [
+                            GameRun(driver, make_users(BOT_PLAYERS), seed + k) for k in range(level)
+                        ]
+                        done = await _play_phases(driver, runs, max_phases=SCALE_PHASES, trim=True)
+                        latencies += driver.latencies
+                        updates += done.updates
+                        seconds += done.seconds
+                        if repeats == 1:
+                            memory = _bytes_per_game(key_sizes(url, store.bench_prefix), runs)
+                            rss, peak = _rss_mb()
+                rows.append(
+                    {
+                        "bench": "scale",
+                        "store": "redis",
+                        "redis": where,
+                        "concurrent_games": level,
+                        "players": BOT_PLAYERS,
+                        "updates_per_game": SCALE_PHASES,
+                        "repeats": repeats,
+                        "updates": updates,
+                        "seconds": round(seconds, 3),
+                        "updates_per_second": round(updates / seconds, 1),
+                        "p50_ms": _ms(_percentile(latencies, 0.5)),
+                        "p99_ms": _ms(_percentile(latencies, 0.99)),
+                        "running_games": memory[0],
+                        "game_bytes_per_game": memory[1],
+                        "bytes_per_game": memory[2],
+                        "rss_mb": rss,
+                        "peak_rss_mb": peak,
+                    }
+                )
+    except NoRedis as exc:
+        return [_no_redis_row("scale", str(exc))]
+    base = rows[0]["p50_ms"] or 1e-9
+    for row in rows:
+        row["p50_vs_1_game"] = round(row["p50_ms"] / base, 3)
+        row["target"] = (
+            f"< {SCALE_TARGET_BYTES} bytes per game, p50 within {SCALE_TARGET_FLAT:.0%} of 1 game"
+        )
+        row["meets_target"] = (
+            row["bytes_per_game"] < SCALE_TARGET_BYTES
+            and abs(row["p50_vs_1_game"] - 1) <= SCALE_TARGET_FLAT
+        )
+    return rows
+
+
+def _scale_table(rows: list[Row]) -> str:
+    lines = [
+        f"{'games':>6} {'updates':>8} {'upd/s':>8} {'p50 ms':>7} {'p99 ms':>7} "
+        f"{'vs 1':>5} {'B/game':>7} {'RSS MB':>7}"
+    ]
+    for r in rows:
+        if "skipped" in r:
+            lines.append(f"skipped: {r['skipped']}")
+            continue
+        lines.append(
+            f"{r['concurrent_games']:>6} {r['updates']:>8} {r['updates_per_second']:>8.1f} "
+            f"{r['p50_ms']:>7.2f} {r['p99_ms']:>7.2f} {r['p50_vs_1_game']:>5.2f} "
+            f"{r['bytes_per_game']:>7} {r['rss_mb']:>7.1f}"
+            + ("" if r["meets_target"] else "  (target missed)")
+        )
+    return "\n".join(lines)
+
+
+@register("scale", "1 to 1,000 games at once on Redis: latency, RSS, bytes/game", _scale_table)
+def _scale(args: argparse.Namespace) -> list[Row]:
+    return asyncio.run(bench_scale(args.games or SCALE_GAMES, args.seed))
+
+
+# --------------------------------------------------------------------------- messages
+
+MESSAGE_PLAYERS = (5, 6, 7, 8, 9, 10)
+MESSAGE_TARGET_WINDOW = 20
+MESSAGE_TARGET_GROUP_SENDS_7 = 40
+
+
+async def _message_game(players: int, seed: int) -> Row:
+    """One complete game with the real AIORateLimiter, players pressing as soon as their
+    buttons are on screen; meant to run on a virtual-time loop (see bench_messages)."""
+    from shbot.devtools.driver import (
+        GameRun,
+        NotReady,
+        jobqueue_on_loop_clock,
+        make_users,
+        snap_limiter_levels,
+    )
+
+    loop = asyncio.get_running_loop()
+    with tempfile.TemporaryDirectory(prefix="shbot-bench-") as tmp:
+        from shbot.storage import open_store
+
+        store = open_store(sqlite_path=os.path.join(tmp, "bench.sqlite3"))
+        try:
+            with snap_limiter_levels(), jobqueue_on_loop_clock():
+                async with _running_bot(store, limiter=True) as driver:
+                    run = GameRun(driver, make_users(players), seed)
+                    start = loop.time()
+                    while not run.done:
+                        try:
+                            payload = await run.next_update()
+                        except NotReady:
+                            await driver.settle(24 * 3600)  # wait for the buttons
+                            continue
+                        if payload is not None:
+                            await driver.feed(payload)
+                    await driver.settle(24 * 3600)
+                    minutes = (loop.time() - start) / 60
+                    if driver.errors:
+                        raise RuntimeError(f"the bot raised: {driver.errors[:3]!r}")
+                    fake, group = driver.fake, run.group_id
+                    user_ids = {u.id for u in run.users}
+                    return {
+                        "bench": "messages",
+                        "players": players,
+                        "seed": seed,
+                        "updates": run.updates,
+                        "group_sends": fake.group_sends(group),
+                        "group_edits": fake.group_edits(group),
+                        "private_sends": sum(fake.private_sends(u) for u in user_ids),
+                        "private_edits": sum(fake.private_edits(u) for u in user_ids),
+                        "callback_answers": fake.callback_answers(),
+                        "failed_calls": len(fake.failed_calls),
+                        "max_group_calls_60s": fake.max_calls_in_window(group, 60),
+                        "virtual_minutes": round(minutes, 1),
+                    }
+        finally:
+            await store.close()
+
+
+def bench_messages(games: int, seed: int = 0) -> list[Row]:
+    """Bot API calls per complete game by player count, and the most group calls in any
+    60 s window, with the real rate limiter under virtual time (looptime): a game that
+    takes the limiter many minutes costs no real time."""
+    try:
+        import looptime
+    except ImportError:
+        return [{"bench": "messages", "skipped": "needs looptime (pip install looptime)"}]
+    rows: list[Row] = []
+    for players in MESSAGE_PLAYERS:
+        for k in range(games):
+            with asyncio.Runner(loop_factory=lambda: looptime.new_event_loop(start=0.0)) as r:
+                row = r.run(_message_game(players, seed + k))
+            rows.append(row)
+    for row in rows:
+        row["target"] = (
+            f"<= {MESSAGE_TARGET_WINDOW} group calls in any 60 s; "
+            f"<= {MESSAGE_TARGET_GROUP_SENDS_7} group messages for 7 players"
+        )
+        row["meets_target"] = row["max_group_calls_60s"] <= MESSAGE_TARGET_WINDOW and (
+            row["players"] != 7 or row["group_sends"] <= MESSAGE_TARGET_GROUP_SENDS_7
+        )
+    return rows
+
+
+def _messages_table(rows: list[Row]) -> str:
+    if rows and "skipped" in rows[0]:
+        return f"skipped: {rows[0]['skipped']}"
+    lines = [
+        f"{'players':>7} {'updates':>7} {'grp send':>8} {'grp edit':>8} {'priv send':>9} "
+        f"{'answers':>7} {'max/60s':>7} {'minutes':>7}"
+    ]
+    lines += [
+        f"{r['players']:>7} {r['updates']:>7} {r['group_sends']:>8} {r['group_edits']:>8} "
+        f"{r['private_sends']:>9} {r['callback_answers']:>7} {r['max_group_calls_60s']:>7} "
+        f"{r['virtual_minutes']:>7.1f}" + ("" if r["meets_target"] else "  (target missed)")
+        for r in rows
+    ]
+    return "\n".join(lines)
+
+
+@register(
+    "messages", "Bot API calls per game (5-10 players), group calls per minute", _messages_table
+)
+def _messages(args: argparse.Namespace) -> list[Row]:
+    return bench_messages(args.games or 1, args.seed)
 
 
 # --------------------------------------------------------------------------- CLI
