@@ -135,6 +135,9 @@ async def cmd_start(update: Update, context: Ctx) -> None:
 async def mark_ready(context: Ctx, chat_id: int, user_id: int) -> bool:
     """Mark a lobby player reachable in private; False if they are not waiting in a lobby."""
     s = svc(context)
+    record = await s.store.get_game(chat_id)
+    if record is None or record.status != "lobby":
+        return False  # in a running game every player is reachable already: write nothing
     async with s.chat_lock(chat_id):
         try:
             _, outcome = await s.store.update_game(

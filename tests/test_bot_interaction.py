@@ -1,0 +1,304 @@
+"""Playing through the real Application: the board, nominations, votes, private steps, and
+every way a press can be wrong (stale, foreign, forged, out of turn, delivered twice).
+
+Each refusal is checked twice: the presser gets a clear alert, and the stored game is
+exactly what it was (version and data).
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import AsyncIterator, Sequence
+
+import pytest
+
+from shbot.bot import callbacks as cb
+from shbot.engine import Game, Phase
+from shbot.storage import Store
+from tests.botplay import (
+    Bot,
+    Turn,
+    find_seed,
+    next_turn,
+    open_game,
+    play_planned,
+    press_move,
+    running_bot,
+)
+from tests.fake_telegram import FakeChat, StoredMessage
+from tests.harness import FakeUser, make_user, make_users
+
+FSI, PDI = "\u2068", "\u2069"
+_queries = itertools.count(1)
+
+
+@pytest.fixture
+async def bot(store: Store) -> AsyncIterator[Bot]:
+    """The bot as ``run_polling`` starts it (``post_init`` learns its username)."""
+    async with running_bot(store) as running:
+        await running.app.post_init(running.app)
+        yield running
+
+
+async def snapshot(bot: Bot, group: FakeChat) -> tuple[int, object] | None:
+    record = await bot.record(group)
+    return None if record is None else (record.version, record.data)
+
+
+async def turn_of(bot: Bot, group: FakeChat, users: Sequence[FakeUser]) -> Turn:
+    turn = await next_turn(bot, group, {u.id: u for u in users})
+    assert turn is not None
+    return turn
+
+
+async def callback(
+    bot: Bot, user: FakeUser, chat_id: int, message_id: int, data: str, query_id: str
+) -> None:
+    """A callback query with a given id (Telegram may deliver the same one twice)."""
+    chat = bot.fake.chats[chat_id]
+    bot.fake.register_callback_query(query_id, user.id)
+    await bot.h.feed(
+        {
+            "callback_query": {
+                "id": query_id,
+                "from": user.to_dict(),
+                "message": bot.fake.message(chat_id, message_id).to_dict()
+                if message_id
+                else {"chat": chat.to_dict(), "message_id": 1, "date": 0},
+                "chat_instance": "1",
+                "data": data,
+            }
+        }
+    )
+
+
+# ------------------------------------------------------------------------------ the board
+
+# The Fascist track as printed on the three boards (R9), independent of the engine's tables.
+FASCIST_SLOTS = {
+    5: "⬜⬜👁💀💀🏁",
+    6: "⬜⬜👁💀💀🏁",
+    7: "⬜🔍🗳💀💀🏁",
+    8: "⬜🔍🗳💀💀🏁",
+    9: "🔍🔍🗳💀💀🏁",
+    10: "🔍🔍🗳💀💀🏁",
+}
+_SEAT_LINE = re.compile(r"^(\d+)\. \u2068(.*)\u2069 ?(\S*)$")
+
+
+def board_seat_marks(board: StoredMessage) -> dict[int, str]:
+    marks = {}
+    for line in board.plain_text.splitlines():
+        m = _SEAT_LINE.match(line)
+        if m:
+            marks[int(m.group(1)) - 1] = m.group(3)
+    return marks
+
+
+def expected_marks(game: Game) -> dict[int, str]:
+    limited = set(game.term_limited())
+    out = {}
+    for seat in range(game.n):
+        if not game.alive[seat]:
+            out[seat] = "💀"
+            continue
+        marks = ""
+        if seat == game.president:
+            marks += "🎩"
+        if seat == game.chancellor:
+            marks += "👔"
+        if seat in limited:
+            marks += "⛔"
+        if game.confirmed[seat]:
+            marks += "✅"
+        out[seat] = marks
+    return out
+
+
+def check_board(board: StoredMessage, game: Game) -> None:
+    text = board.plain_text
+    lib, fas = game.liberal, game.fascist
+    assert f"Liberal policies: {'🔵' * lib}{'⬜' * (5 - lib)} {lib}/5" in text, text
+    track = "🔴" * fas + FASCIST_SLOTS[game.n][fas:]
+    assert f"Fascist policies: {track} {fas}/6" in text, text
+    dots = "●" * game.tracker + "○" * (3 - game.tracker)
+    assert f"Election tracker: {dots} {game.tracker}/3" in text, text
+    assert f"Draw pile: {len(game.draw)} · Discard pile: {len(game.discard)}" in text, text
+    assert board_seat_marks(board) == expected_marks(game), text
+
+
+@pytest.mark.parametrize("players", [5, 7, 9])
+async def test_new_board_shows_tracks_powers_and_seats(bot: Bot, players: int) -> None:
+    users = make_users(players)
+    group = await open_game(bot, users, seed=find_seed(players, first_president=1))
+    table = await bot.table(group)
+    assert table is not None and table.game is not None
+    board = bot.fake.message(group.id, table.msgs["board"])
+    check_board(board, table.game)
+    assert board_seat_marks(board)[1] == "🎩"
+    legends = {5: "👁 Policy Peek · 💀 Execution", 9: "🔍 Investigate Loyalty · 🗳 Special"}
+    assert legends.get(players, "🔍 Investigate Loyalty · 🗳 Special Election") in board.plain_text
+    assert "Draw pile: 17 · Discard pile: 0" in board.plain_text
+    assert [b["text"] for b in board.buttons()] == ["🂠 My role"]
+
+
+async def test_board_is_kept_current_by_edits(bot: Bot) -> None:
+    """A 9-player game with every mark: term limits, executions, confirmed not Hitler."""
+    users = make_users(9)
+    group = bot.h.group(creator=users[0], members=users[1:])
+    seen: set[str] = set()
+    board_ids: set[int] = set()
+
+    async def check(turn: Turn) -> None:
+        board = bot.fake.message(group.id, turn.table.msgs["board"])
+        board_ids.add(board.message_id)
+        check_board(board, turn.game)
+        seen.update(board_seat_marks(board).values())
+
+    played = await play_planned(
+        bot,
+        users,
+        ["F", "F", "F", "F", "L", "F"],
+        targets=[1, 2, 3, 4, "H"],
+        hitler=7,
+        group=group,
+        before=check,
+    )
+    assert played.game.is_over
+    assert len(board_ids) == 1, "the board is one message, edited"
+    marks = {c for m in seen for c in m}
+    assert {"🎩", "👔", "⛔", "✅", "💀"} <= marks, seen
+    board = bot.fake.message(played.group.id, played.table.msgs["board"])
+    assert board.edit_count >= 10
+    bot.h.assert_no_errors()
+
+
+async def test_board_command_posts_it_again_and_edits_go_there(bot: Bot) -> None:
+    users = make_users(5)
+    group = await open_game(bot, users, seed=find_seed(5, start=5))
+    table = await bot.table(group)
+    assert table is not None
+    old_board = bot.fake.message(group.id, table.msgs["board"])
+    await bot.h.command(users[3], group, "/board")
+    await bot.settle()
+    new_board = bot.h.last(group)
+    assert new_board.message_id > old_board.message_id
+    assert new_board.text == old_board.text and new_board.buttons() == old_board.buttons()
+    turn = await turn_of(bot, group, users)
+    await press_move(bot, turn, cb.NOMINATE, turn.args(cb.NOMINATE)[0])
+    new_board = bot.fake.message(group.id, new_board.message_id)
+    table = await bot.table(group)
+    assert table is not None and table.game is not None
+    assert table.msgs["board"] == new_board.message_id
+    check_board(new_board, table.game)
+    assert "👔" in "".join(board_seat_marks(new_board).values())
+    assert "👔" not in "".join(board_seat_marks(old_board).values()), "the old board stays"
+
+
+# ------------------------------------------------------------------------------ nomination
+
+
+async def test_nomination_by_someone_else_is_refused(bot: Bot) -> None:
+    users = make_users(6)
+    group = await open_game(bot, users, seed=find_seed(6, first_president=2))
+    turn = await turn_of(bot, group, users)
+    assert turn.seat == 2 and turn.phase is Phase.NOMINATE
+    before = await snapshot(bot, group)
+    edits = bot.fake.count(chat_id=group.id, ok=None)
+    data = cb.game_data(turn.table.gid, turn.table.step, cb.NOMINATE, turn.args(cb.NOMINATE)[0])
+    for user in (users[0], users[3], make_user("Stranger")):
+        query = await bot.h.press(user, turn.message, data=data)
+        answer = bot.h.answer(query)
+        assert answer.show_alert and answer.text in (
+            "It's not your turn.",
+            "You are not playing in this game.",
+        )
+        assert len(answer.text) <= 40, "a short alert"
+    await bot.settle()
+    assert await snapshot(bot, group) == before
+    assert bot.fake.count(chat_id=group.id, ok=None) == edits, "nothing changed in the group"
+
+
+# ------------------------------------------------------------------------------ votes
+
+
+async def test_votes_are_secret_until_the_last_one_and_can_change(bot: Bot) -> None:
+    h = bot.h
+    users = make_users(5)
+    group = await open_game(bot, users, seed=find_seed(5, first_president=0))
+    turn = await turn_of(bot, group, users)
+    await press_move(bot, turn, cb.NOMINATE, "1")
+    turn = await turn_of(bot, group, users)
+    assert turn.phase is Phase.VOTE
+    round_msg = turn.message
+    gid, step = turn.table.gid, turn.table.step
+
+    def vote(ja: bool) -> str:
+        return cb.game_data(gid, step, cb.VOTE, 1 if ja else 0)
+
+    async def press_vote(user: FakeUser, ja: bool) -> str:
+        query = await h.press(user, round_msg, data=vote(ja))
+        await bot.settle()
+        return query
+
+    query = await press_vote(users[0], True)
+    answer = h.answer(query)
+    assert not answer.show_alert
+    assert answer.text == "Your vote: Ja! You can change it until everyone has voted."
+    text_one = bot.fake.message(group.id, round_msg.message_id).text
+    assert "Voted: 1/5." in text_one
+    # Changing the vote is confirmed and shows nothing new in the group.
+    query = await press_vote(users[0], False)
+    assert h.answer(query).text == "Your vote: Nein! You can change it until everyone has voted."
+    assert bot.fake.message(group.id, round_msg.message_id).text == text_one
+    before = await snapshot(bot, group)
+    query = await press_vote(users[0], False)  # the same vote again: confirmed, no change
+    assert not h.answer(query).show_alert and "Nein!" in (h.answer(query).text or "")
+    assert await snapshot(bot, group) == before
+    # A non-player cannot vote.
+    query = await press_vote(make_user("Stranger"), True)
+    assert h.answer(query).text == "You are not playing in this game."
+    assert await snapshot(bot, group) == before
+
+    for user, ja in zip(users[1:4], (True, False, True), strict=True):
+        await press_vote(user, ja)
+    message = bot.fake.message(group.id, round_msg.message_id)
+    assert "Voted: 4/5." in message.text
+    for version in [*message.history, message.text]:
+        assert "Ja! (" not in version and "Nein! (" not in version, version
+    # The message says the same whoever voted what: one more change leaves it as it was.
+    await press_vote(users[2], True)
+    assert bot.fake.message(group.id, round_msg.message_id).text == message.text
+
+    await press_vote(users[4], True)  # the last living player: the reveal
+    message = bot.fake.message(group.id, round_msg.message_id)
+    names = [f"{FSI}{u.first_name}{PDI}" for u in users]
+    # Ballots now: 0 Nein, 1 Ja, 2 Ja (changed), 3 Ja, 4 Ja.
+    assert f"Ja! (4): {', '.join(names[1:])}" in message.plain_text
+    assert f"Nein! (1): {names[0]}" in message.plain_text
+    assert "✅ The government is elected." in message.plain_text
+    assert message.buttons() == [], "no vote buttons after the reveal"
+    # A late press on the closed vote is refused with a clear alert.
+    before = await snapshot(bot, group)
+    query = await h.press_raw(users[0], group.id, round_msg.message_id, vote(True))
+    assert h.answer(query).show_alert and h.answer(query).text == "This step is already over."
+    assert await snapshot(bot, group) == before
+    h.assert_no_errors()
+
+
+async def test_private_steps_are_edited_to_what_was_done(bot: Bot) -> None:
+    users = make_users(5)
+    played = await play_planned(bot, users, ["F", "L", "x", "F", "F", "F"], targets=["H"], hitler=3)
+    prompts = 0
+    for user in played.users:
+        for message in bot.fake.messages(user.id):
+            if not message.history:
+                continue
+            prompts += 1
+            assert message.buttons() == [], f"buttons left on {message.text!r}"
+            assert message.text != message.history[0]
+            assert message.text.startswith(("🎩 You discarded", "👔 You enacted", "💀 You exec"))
+    # Four elected governments (two prompts each) and one execution.
+    assert prompts >= 2 * 4 + 1
+    bot.h.assert_no_errors()
