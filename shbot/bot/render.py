@@ -587,6 +587,11 @@ def role_alert(t: Translator, table: Table, seat: int) -> str:
         text += " " + t._(
             "Fascists: {names}.", names=t._(", ").join(names[s] for s in view["fascists"])
         )
+    # The result's own message can be lost (a crash before it went out): it is repeated here.
+    for target, party in view.get("investigations", {}).items():
+        text += " " + t._(
+            "You investigated {player}: {party}.", player=names[target], party=party_name(t, party)
+        )
     return text[:200]
 
 
