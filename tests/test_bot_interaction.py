@@ -302,3 +302,130 @@ async def test_private_steps_are_edited_to_what_was_done(bot: Bot) -> None:
     # Four elected governments (two prompts each) and one execution.
     assert prompts >= 2 * 4 + 1
     bot.h.assert_no_errors()
+
+
+# ------------------------------------------------------------------------------ wrong presses
+
+CLEAR_ALERTS = {
+    "This button is not valid.",
+    "This step is already over.",
+    "This button belongs to a game that is over.",
+    "It's not your turn.",
+    "You are not playing in this game.",
+}
+
+
+async def refused(
+    bot: Bot, groups: Sequence[FakeChat], user: FakeUser, chat_id: int, message_id: int, data: str
+) -> str:
+    """Press forged/stale ``data``: an alert, and no game or chat changes."""
+    before = [await snapshot(bot, g) for g in groups]
+    calls = len(bot.fake.calls)
+    query = await bot.h.press_raw(user, chat_id, message_id, data)
+    await bot.settle()
+    answer = bot.h.answer(query)
+    assert answer.show_alert, f"{data!r}: no alert ({answer.text!r})"
+    assert answer.text in CLEAR_ALERTS, f"{data!r}: unclear alert {answer.text!r}"
+    assert [await snapshot(bot, g) for g in groups] == before, f"{data!r} changed a game"
+    others = [c.method for c in bot.fake.calls[calls:] if c.method != "answerCallbackQuery"]
+    assert others == [], f"{data!r} made the bot call {others}"
+    return answer.text
+
+
+async def test_stale_foreign_forged_and_out_of_turn_presses_change_nothing(bot: Bot) -> None:
+    users_a, users_b = make_users(5), make_users(5)
+    group_a = await open_game(bot, users_a, seed=find_seed(5, first_president=0))
+    group_b = await open_game(bot, users_b, seed=find_seed(5, first_president=0, start=99))
+    groups = [group_a, group_b]
+    # Game A: nominate and elect, so the President holds the hand in private.
+    turn = await turn_of(bot, group_a, users_a)
+    nomination = (turn.table.step, turn.message.message_id)
+    await press_move(bot, turn, cb.NOMINATE, "1")
+    vote_turn = await turn_of(bot, group_a, users_a)
+    for _ in range(5):
+        vote_turn = await turn_of(bot, group_a, users_a)
+        if vote_turn.phase is not Phase.VOTE:
+            break
+        await press_move(bot, vote_turn, cb.VOTE, "1")
+    hand = await turn_of(bot, group_a, users_a)
+    assert hand.phase is Phase.PRESIDENT_DISCARD and hand.seat == 0
+    gid, step = hand.table.gid, hand.table.step
+    president, chancellor = users_a[0], users_a[1]
+    pmsg = hand.message.message_id
+    texts = set()
+
+    # Stale: the nomination and vote buttons of earlier steps.
+    stale = cb.game_data(gid, nomination[0], cb.NOMINATE, 2)
+    texts.add(await refused(bot, groups, president, group_a.id, nomination[1], stale))
+    stale_vote = cb.game_data(gid, step - 1, cb.VOTE, 0)
+    texts.add(await refused(bot, groups, users_a[3], group_a.id, nomination[1], stale_vote))
+    # A future step, and the right step with another player's hand.
+    texts.add(await refused(bot, groups, president, president.id, pmsg, f"{gid}:{step + 1}:d:L"))
+    texts.add(await refused(bot, groups, chancellor, chancellor.id, 0, f"{gid}:{step}:d:F"))
+    texts.add(await refused(bot, groups, chancellor, chancellor.id, 0, f"{gid}:{step}:e:F"))
+    # Foreign: game B's buttons pressed in game A's group, and A's in B's.
+    turn_b = await turn_of(bot, group_b, users_b)
+    data_b = cb.game_data(turn_b.table.gid, turn_b.table.step, cb.NOMINATE, 1)
+    texts.add(await refused(bot, groups, users_a[0], group_a.id, nomination[1], data_b))
+    texts.add(await refused(bot, groups, users_b[0], group_b.id, turn_b.message.message_id, stale))
+    texts.add(
+        await refused(bot, groups, president, president.id, pmsg, f"{turn_b.table.gid}:1:d:L")
+    )
+    # Forged or malformed data.
+    for data in [
+        "x",
+        "0",
+        "@rules:nope",
+        "@lang:gzz",
+        "@foo:bar",
+        f"{gid}:{step}:zz",
+        f"{gid}:{step}:d:Q",
+        f"{gid}:{step}:d",
+        f"{gid}:{step}:d:L:extra",
+        f"{gid}:abc:d:L",
+        f"{gid.upper()}:{step}:d:L",
+        "ü" * 30,
+        "a" * 65,
+        f"{gid}:{step}:p:7",
+        f"{gid}:{step}:vp",
+    ]:
+        texts.add(await refused(bot, groups, president, president.id, pmsg, data))
+    for data in [f"{gid}:{step}:v:7", f"{gid}:{step}:n:99", f"{gid}:{step}:n:-1", "@rules:"]:
+        texts.add(await refused(bot, groups, users_a[2], group_a.id, nomination[1], data))
+    # Out of turn: a player who is not in this game, and the Chancellor pressing the hand.
+    stranger = make_user("Stranger")
+    texts.add(await refused(bot, groups, stranger, group_a.id, nomination[1], stale_vote))
+    texts.add(await refused(bot, groups, chancellor, chancellor.id, 0, f"{gid}:{step}:d:L"))
+    assert {"This step is already over.", "This button is not valid."} <= texts
+    assert "This button belongs to a game that is over." in texts
+    assert "It's not your turn." in texts
+
+    # The genuine button still works after all that.
+    hand = await turn_of(bot, group_a, users_a)
+    await press_move(bot, hand, cb.DISCARD, hand.args(cb.DISCARD)[0])
+    after = await bot.table(group_a)
+    assert after is not None and after.game is not None
+    assert after.game.phase is Phase.CHANCELLOR_ENACT
+    bot.h.assert_no_errors()
+
+
+async def test_the_same_callback_delivered_twice_is_applied_once(bot: Bot) -> None:
+    users = make_users(5)
+    group = await open_game(bot, users, seed=find_seed(5, first_president=0))
+    turn = await turn_of(bot, group, users)
+    await press_move(bot, turn, cb.NOMINATE, "1")
+    turn = await turn_of(bot, group, users)
+    gid, step, mid = turn.table.gid, turn.table.step, turn.message.message_id
+    ja, nein = cb.game_data(gid, step, cb.VOTE, 1), cb.game_data(gid, step, cb.VOTE, 0)
+    first = f"dup{next(_queries)}"
+    await callback(bot, users[3], group.id, mid, ja, first)
+    await callback(bot, users[3], group.id, mid, nein, f"dup{next(_queries)}")
+    before = await snapshot(bot, group)
+    await callback(bot, users[3], group.id, mid, ja, first)  # Telegram redelivers the Ja!
+    await bot.settle()
+    assert await snapshot(bot, group) == before, "a redelivered press was applied again"
+    table = await bot.table(group)
+    assert table is not None and table.game is not None
+    assert table.game.votes[3] == 0, "the later Nein! stands"
+    assert len([a for a in bot.fake.answers if a.query_id == first]) == 1
+    bot.h.assert_no_errors()

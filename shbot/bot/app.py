@@ -216,7 +216,7 @@ async def on_forbidden(s: Services, user_id: int) -> None:
         t._(
             "⚠️ I cannot write to {name} in private. {name}, please open a private chat with "
             "me and press Start: I will send you what you missed.",
-            name=r.esc(player.name),
+            name=f"{r.FSI}{r.esc(player.name)}{r.PDI}",  # isolated, like every name
         ),
         kb,
     )
