@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 from babel.messages.pofile import read_po
@@ -54,7 +55,7 @@ def _vocabulary(lang: str, directory: Path) -> frozenset[str]:
         strings = message.string if isinstance(message.string, list | tuple) else [message.string]
         for string in strings:
             if string:
-                words |= latin_words(_PLACEHOLDER.sub(" ", _MARKUP.sub(" ", string)))
+                words |= latin_words(strip_raw(_PLACEHOLDER.sub(" ", string)))
     return frozenset(words)
 
 
@@ -98,21 +99,37 @@ def assert_language(text: str, lang: str, raw: Iterable[str] = (), where: str = 
     assert not problems, f"not {lang} {where}: {problems} in {text!r}"
 
 
-def bot_texts(fake: FakeBotAPI) -> list[tuple[str, str]]:
-    """Everything users could read that the bot sent, as (where, text): message texts and
-    edits, inline button labels, callback query toasts and alerts. Failed calls count too."""
-    out: list[tuple[str, str]] = []
-    for call in fake.calls:
+@dataclass(frozen=True)
+class Shown:
+    """One text a user could read: in ``chat_id`` (a message or a button label) or as a
+    callback answer to ``user_id``."""
+
+    where: str
+    text: str
+    chat_id: int | None = None
+    user_id: int | None = None
+
+
+def bot_texts(
+    fake: FakeBotAPI, calls: slice = slice(None), answers: slice = slice(None)
+) -> list[Shown]:
+    """Everything the bot showed: message texts and edits, inline button labels (failed
+    calls included), callback query toasts and alerts (as Telegram accepted them); only
+    the ``calls`` and ``answers`` slices of ``fake.calls`` and ``fake.answers``."""
+    out: list[Shown] = []
+    for call in fake.calls[calls]:
         method = call.method.lower()
+        if method not in ("sendmessage", "editmessagetext", "editmessagereplymarkup"):
+            continue
+        chat_id = call.chat_id if isinstance(call.chat_id, int) else None
         where = f"{call.method} to {call.chat_id}"
-        if method in ("sendmessage", "editmessagetext") and isinstance(
-            call.params.get("text"), str
-        ):
-            out.append((where, call.params["text"]))
-        if method in ("sendmessage", "editmessagetext", "editmessagereplymarkup"):
-            markup = call.params.get("reply_markup") or {}
-            for row in markup.get("inline_keyboard", []):
-                out += [(f"{where} (button)", str(b.get("text", ""))) for b in row]
-        if method == "answercallbackquery" and call.params.get("text"):
-            out.append((f"answer to {call.params.get('callback_query_id')}", call.params["text"]))
+        text = call.params.get("text")
+        if isinstance(text, str):
+            out.append(Shown(where, text, chat_id=chat_id))
+        markup = call.params.get("reply_markup") or {}
+        for row in markup.get("inline_keyboard", []):
+            out += [Shown(f"{where} (button)", str(b.get("text", "")), chat_id) for b in row]
+    for answer in fake.answers[answers]:
+        if answer.text:
+            out.append(Shown(f"answer to {answer.user_id}", answer.text, user_id=answer.user_id))
     return out

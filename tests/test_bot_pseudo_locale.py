@@ -17,7 +17,7 @@ also catches raw English passed *into* a translated message as a placeholder val
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 
 import pytest
 
@@ -25,7 +25,17 @@ from shbot.bot import app as bot_app
 from shbot.bot import callbacks as cb
 from shbot.engine import Phase
 from shbot.i18n import LANGUAGE_NAMES, PSEUDO, pseudo_leaks, translator
-from tests.botplay import Bot, Plan, Turn, check_calls_valid, find_seed, open_game, play
+from shbot.storage import Store
+from tests.botplay import (
+    Bot,
+    Plan,
+    Turn,
+    check_calls_valid,
+    find_seed,
+    open_game,
+    play,
+    running_bot,
+)
 from tests.fake_telegram import FakeBotAPI, FakeChat
 from tests.harness import FakeUser, make_user, make_users
 from tests.langcheck import bot_texts, strip_raw
@@ -34,6 +44,15 @@ from tests.langcheck import bot_texts, strip_raw
 _UNACCENTED = re.compile(r"[abcdeghiklnorstuyzABCDEGHIKLNORSTUYZ]+")
 # Language codes are shown as typed: "en (English), ja (日本語), fr (Français)".
 CODES = [f"{code} ({name})" for code, name in LANGUAGE_NAMES.items()]
+
+
+@pytest.fixture
+async def bot(store: Store) -> AsyncIterator[Bot]:
+    """The bot as ``run_polling`` starts it: ``post_init`` learns its username (so the
+    deep-link buttons exist) and sets the localized menus."""
+    async with running_bot(store) as running:
+        await running.app.post_init(running.app)
+        yield running
 
 
 def untranslated(text: str, raw: Sequence[str]) -> list[str]:
@@ -46,7 +65,7 @@ def untranslated(text: str, raw: Sequence[str]) -> list[str]:
 def check_all_pseudo(fake: FakeBotAPI, raw: Sequence[str]) -> int:
     """Every text the bot sent is pseudo-locale output; returns how many were checked."""
     texts = bot_texts(fake)
-    bad = [(where, text, leaks) for where, text in texts if (leaks := untranslated(text, raw))]
+    bad = [(s.where, s.text, leaks) for s in texts if (leaks := untranslated(s.text, raw))]
     assert not bad, "texts that bypass the catalogs:\n" + "\n".join(
         f"  {where}: {leaks} in {text[:300]!r}" for where, text, leaks in bad[:20]
     )
