@@ -26,7 +26,7 @@ from tests.botplay import (
     running_bot,
 )
 from tests.fake_telegram import FakeChat, StoredMessage
-from tests.harness import FakeUser, make_user, make_users
+from tests.harness import FakeUser, html_user, make_user, make_users
 
 FSI, PDI = "\u2068", "\u2069"
 LOBBY_TITLE = "<b>Secret Hitler</b> — a new game is open."
@@ -416,4 +416,20 @@ async def test_my_role_button_answers_privately(bot: Bot) -> None:
     assert h.answer(query).text == "You are not playing in this game."
     await bot.settle()
     assert len(bot.fake.calls_to(chat_id=group.id, ok=None)) == group_calls, "nothing in public"
+    h.assert_no_errors()
+
+
+async def test_refusals_answered_as_messages_escape_names(bot: Bot) -> None:
+    """A refusal to a command is a message in HTML mode: a name in it must be escaped."""
+    h = bot.h
+    users = [*make_users(4), html_user()]
+    group = await new_lobby(bot, users[0], users[1:])
+    for user in users[1:4]:
+        await h.command(user, user, "/start")
+        await press_lobby(bot, user, group, cb.JOIN)
+    await h.command(users[4], group, "/join")
+    await h.command(users[0], group, "/startgame")
+    await bot.settle()
+    assert bot.fake.failed_calls == []
+    assert h.last(group).plain_text.startswith("Waiting for <b>&amp; </i><script> to open")
     h.assert_no_errors()

@@ -316,10 +316,12 @@ async def join_lobby(
 async def answer(
     query: CallbackQuery | None, message: Message | None, text: str, alert: bool = True
 ) -> None:
+    """A plain-text answer: an alert to a press, else a message (escaped: names in refusals
+    would otherwise break HTML mode and Telegram would refuse the whole reply)."""
     if query is not None:
         await query.answer(text[:200], show_alert=alert)
     else:
-        await reply(message, text)
+        await reply(message, r.esc(text))
 
 
 async def current_table(context: Ctx, chat_id: int) -> Table | None:
