@@ -67,6 +67,7 @@ class Restarts:
         h._update_ids = self._update_ids
         h._query_ids = self._query_ids
         await h.__aenter__()
+        assert app.post_init is not None and app.post_shutdown is not None
         await app.post_init(app)  # as run_polling does: the recovery of running games
         return Bot(self.fake, h, store, app)
 
@@ -78,7 +79,7 @@ class Restarts:
         self.errors.extend(bot.h.errors)
         await bot.h.__aexit__(None, None, None)
         if not crash:
-            await bot.app.post_shutdown(bot.app)  # as run_polling does
+            await bot.app.post_shutdown(bot.app)  # type: ignore[misc]  # as run_polling does
         await bot.store.close()
 
     async def restart(self, bot: Bot, *, crash: bool = False) -> None:

@@ -114,6 +114,7 @@ async def test_fifty_deliveries_of_one_press_count_once(reopen: StoreFactory) ->
     game = (await bots[1].table(group)).game  # type: ignore[union-attr]
     assert game is not None and game.phase is Phase.VOTE
     seat = table.seat_of(voter.id)
+    assert seat is not None
     assert [s for s, v in enumerate(game.votes) if v >= 0] == [seat] and game.votes[seat] == 1
     answers = [a for a in bots[0].fake.answers if a.query_id == payload["callback_query"]["id"]]
     assert len(answers) == 1 and answers[0].text == EN._(

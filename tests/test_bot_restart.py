@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from shbot.bot import callbacks as cb
 from shbot.bot import flow
 from shbot.bot import render as r
-from shbot.engine import HITLER, Phase, party_of
+from shbot.engine import HITLER, Game, Phase, party_of
 from tests.botplay import (
     EN,
     Bot,
@@ -122,7 +122,12 @@ async def play_with_restarts(
         assert table.game is not None
         hidden = table.game.clone()
         if plan.prepare(hidden):
-            await rewrite_game(bot, group, lambda g, d=hidden.draw: setattr(g, "draw", list(d)))
+            draw = list(hidden.draw)
+
+            def stack(g: Game, draw: list[str] = draw) -> None:
+                g.draw = list(draw)
+
+            await rewrite_game(bot, group, stack)
         turn = await next_turn(bot, group, by_id)
         assert turn is not None
         game = turn.game

@@ -114,6 +114,20 @@ _PROPOSE_VETO = tuple(ProposeVeto(s) for s in _SEATS)
 _ANSWERS = tuple((AnswerVeto(s, True), AnswerVeto(s, False)) for s in _SEATS)
 
 
+_FULL_TABLE_NOMINATIONS: dict[tuple[int, int, int, int], tuple[Action, ...]] = {}
+"""(players, candidate, last chancellor, last president) → nominations open while every
+player lives: under 8,000 keys in all, filled as they come up."""
+_BALLOT_FORMS: dict[tuple[int, ...], tuple[tuple[int | None, ...], str, int]] = {}
+"""Vote patterns seen so far → (ballots for the VOTE_RESULT event, history letters, Ja
+count). Capped: the 2,016 full-table patterns of 5–10 players cover most elections."""
+_BALLOT_FORMS_MAX = 8192
+
+
+def _ballot_forms(votes: tuple[int, ...]) -> tuple[tuple[int | None, ...], str, int]:
+    ballots = tuple(v if v >= 0 else None for v in votes)
+    return ballots, "".join([_BALLOT_CHARS[v] for v in votes]), votes.count(1)
+
+
 def _choices(pair: tuple[Action, Action], hand: list[str]) -> list[Action]:
     """The (Fascist, Liberal) pair of a seat's choices, kept for the parties in ``hand``."""
     out = []
@@ -290,16 +304,22 @@ class Game:
 
     def _role_events(self) -> list[Event]:
         """Private knowledge at the start (R2)."""
-        fascists = [s for s, r in enumerate(self.roles) if r == FASCIST]
-        hitler = self.roles.index(HITLER)
+        roles = self.roles
+        fascists = [s for s, r in enumerate(roles) if r == FASCIST]
+        hitler = roles.index(HITLER)
         out = []
-        for seat, role in enumerate(self.roles):
-            data: dict[str, Any] = {"role": role, "party": party_of(role), "seat": seat}
-            if role == FASCIST:  # R2.2
-                data["fascists"] = [s for s in fascists if s != seat]
+        for seat, role in enumerate(roles):
+            data: dict[str, Any]
+            if role == LIBERAL:  # R2.5
+                data = {"role": role, "party": LIBERAL, "seat": seat}
+            elif role == FASCIST:  # R2.2
+                others = [s for s in fascists if s != seat]
+                data = {"role": role, "party": FASCIST, "seat": seat, "fascists": others}
                 data["hitler"] = hitler
-            elif role == HITLER and self.n <= 6:  # R2.3
-                data["fascists"] = fascists
+            else:
+                data = {"role": role, "party": FASCIST, "seat": seat}
+                if self.n <= 6:  # R2.3
+                    data["fascists"] = fascists
             out.append(_event((Kind.ROLE, data, (seat,))))
         return out
 
@@ -385,9 +405,23 @@ class Game:
             return acts
         if seat != self.president:
             return []
-        if phase is _NOMINATE:
+        if phase is _NOMINATE:  # eligible_chancellors() and _barred(), inlined
+            alive = self.alive
+            n = self.n
+            living = alive.count(True)
+            chan = self.last_chancellor
+            pres = self.last_president if living > TERM_LIMIT_EXCEPTION_ALIVE else seat
+            if living == n:  # nobody executed yet: the usual case, answered from a table
+                key = (n, seat, chan, pres)
+                try:
+                    return list(_FULL_TABLE_NOMINATIONS[key])
+                except KeyError:
+                    pass
             row = _NOMINATIONS[seat]
-            return [row[t] for t in self.eligible_chancellors()]
+            acts = [row[t] for t in range(n) if alive[t] and t != seat and t != chan and t != pres]
+            if living == n:
+                _FULL_TABLE_NOMINATIONS[key] = tuple(acts)
+            return acts
         if phase is _DISCARD:
             return _choices(_DISCARDS[seat], self.hand)
         if phase is _VETO:
@@ -423,14 +457,18 @@ class Game:
     # R4.2
     def _nominate(self, a: Nominate) -> list[Event]:
         seat, t = a
-        self._expect(_NOMINATE, seat, self.president)
+        if self.phase is not _NOMINATE or seat != self.president or type(seat) is not int:
+            self._expect(_NOMINATE, seat, self.president)  # raises the precise reason
         if type(t) is not int or not 0 <= t < self.n:  # _check_seat, inlined
             raise IllegalAction(Reason.NO_SUCH_SEAT, repr(t))
         if t == seat:
             raise IllegalAction(Reason.SELF_TARGET)
         if not self.alive[t]:
             raise IllegalAction(Reason.DEAD_PLAYER)
-        if t in self._barred():
+        if t == self.last_chancellor or (
+            t == self.last_president
+            and self.alive.count(True) > TERM_LIMIT_EXCEPTION_ALIVE  # _barred(), inlined
+        ):
             raise IllegalAction(Reason.NOT_ELIGIBLE)
         self.chancellor = t
         self.phase = _VOTE
@@ -474,16 +512,20 @@ class Game:
         if len(ballots) != n:
             raise IllegalAction(Reason.BAD_ACTION, "one entry per seat")
         alive = self.alive
-        for b, living in zip(ballots, alive, strict=True):
-            if b is not None:
-                if b is not True and b is not False:
-                    raise IllegalAction(Reason.BAD_ACTION, "ballot must be a bool")
-                if not living:
-                    raise IllegalAction(Reason.DEAD_PLAYER)
-        votes = self.votes
+        # One pass that validates into a copy, committed only if every entry is valid.
+        votes = self.votes[:]
         for seat, b in enumerate(ballots):
-            if b is not None:
-                votes[seat] = 1 if b else 0
+            if b is True:
+                if not alive[seat]:
+                    raise IllegalAction(Reason.DEAD_PLAYER)
+                votes[seat] = 1
+            elif b is False:
+                if not alive[seat]:
+                    raise IllegalAction(Reason.DEAD_PLAYER)
+                votes[seat] = 0
+            elif b is not None:
+                raise IllegalAction(Reason.BAD_ACTION, "ballot must be a bool")
+        self.votes = votes
         living = alive.count(True)
         voted = living - (votes.count(-1) - (n - living))
         cast = {"seat": None, "voted": voted, "needed": living, "changed": False}
@@ -515,13 +557,16 @@ class Game:
 
     def _tally(self, events: list[Event], living: int) -> None:
         """Count the ballots; ``living`` is the electorate whose strict majority elects."""
-        votes = self.votes
-        ja = votes.count(1)
+        key = tuple(self.votes)
+        try:
+            ballots, ballot_chars, ja = _BALLOT_FORMS[key]
+        except KeyError:
+            ballots, ballot_chars, ja = forms = _ballot_forms(key)
+            if len(_BALLOT_FORMS) < _BALLOT_FORMS_MAX:
+                _BALLOT_FORMS[key] = forms
         elected = ja * 2 > living  # strict majority of living players; a tie fails (R4.4)
-        ballots = [v if v >= 0 else None for v in votes]
-        result = {"votes": ballots, "ja": ja, "nein": living - ja, "elected": elected}
+        result = {"votes": list(ballots), "ja": ja, "nein": living - ja, "elected": elected}
         events.append(_event((Kind.VOTE_RESULT, result, None)))
-        ballot_chars = "".join([_BALLOT_CHARS[v] for v in votes])
         self.history.append(["e", self.round, self.president, self.chancellor, ballot_chars])
         if not elected:  # R4.5
             self._advance_tracker(events)
@@ -557,11 +602,14 @@ class Game:
 
     # R5.1
     def _discard(self, a: Discard) -> list[Event]:
-        self._expect(_DISCARD, a.seat, self.president)
-        if a.policy not in self.hand:
+        seat, policy = a
+        if self.phase is not _DISCARD or seat != self.president or type(seat) is not int:
+            self._expect(_DISCARD, seat, self.president)  # raises the precise reason
+        hand = self.hand
+        if policy not in hand:
             raise IllegalAction(Reason.NOT_IN_HAND)
-        self.hand.remove(a.policy)
-        self.discard.append(a.policy)
+        hand.remove(policy)
+        self.discard.append(policy)
         self.phase = _ENACT
         chan = self.chancellor
         return [
@@ -579,20 +627,23 @@ class Game:
 
     # R5.2–R5.6
     def _enact(self, a: Enact) -> list[Event]:
-        self._expect(_ENACT, a.seat, self.chancellor)
+        seat, policy = a
+        if self.phase is not _ENACT or seat != self.chancellor or type(seat) is not int:
+            self._expect(_ENACT, seat, self.chancellor)  # raises the precise reason
         hand = self.hand
-        if a.policy not in hand:
+        if policy not in hand:
             raise IllegalAction(Reason.NOT_IN_HAND)
-        hand.remove(a.policy)
+        hand.remove(policy)
         self.discard.extend(hand)
         self.hand = []
         events: list[Event] = []
-        self.history.append(["p", a.policy])
-        self._place(a.policy, events, chaos=False)
+        self.history.append(["p", policy])
+        self._place(policy, events, chaos=False)
         if self.phase is _OVER:
             return events
-        self._reshuffle_if_needed(events)  # R5.4
-        power = fascist_track(self.n)[self.fascist - 1] if a.policy == FASCIST else None
+        if len(self.draw) < 3:
+            self._reshuffle_if_needed(events)  # R5.4
+        power = fascist_track(self.n)[self.fascist - 1] if policy == FASCIST else None
         if power is None:
             self._start_round(events)
             return events
@@ -722,7 +773,11 @@ class Game:
             candidate = self.special
             self.special = NOBODY
         else:
-            candidate = self._next_living(self.anchor)
+            candidate = self.anchor + 1  # _next_living(), inlined for the usual case
+            if candidate == self.n:
+                candidate = 0
+            if not self.alive[candidate]:
+                candidate = self._next_living(candidate)
             self.anchor = candidate
         self.round += 1
         self.president = candidate
