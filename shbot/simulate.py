@@ -96,8 +96,11 @@ def play_random(players: int, seed: int, record: list[Event] | None = None) -> G
     legal = game.legal_actions
     apply = game.apply
     apply_ballots = game.apply_ballots
-    while game.phase is not _OVER:
-        if game.phase is _VOTE:
+    while True:
+        phase = game.phase
+        if phase is _OVER:
+            break
+        if phase is _VOTE:
             b = bits(players)
             alive = game.alive
             living = alive.count(True)
