@@ -36,10 +36,13 @@ def run_from_env() -> int:
         return 2
     logs.configure(config.log_level, config.secrets)
     try:
-        store = asyncio.run(_open(config))
-    except StoreUnavailable as exc:
-        print(f"shbot: storage unavailable: {exc}", file=sys.stderr)
+        asyncio.run(_ping(config))
+    except (StoreUnavailable, TimeoutError) as exc:
+        print(f"shbot: storage unavailable: {exc or type(exc).__name__}", file=sys.stderr)
         return 2
+    # Opened anew (it connects lazily): a store used in the loop of the check above would
+    # keep Redis connections bound to that closed loop ("Event loop is closed" at start).
+    store = open_configured_store(config)
     app = build_application(config, store)
     if config.webhook_url:
         log.info(

@@ -127,7 +127,54 @@ def jobqueue_on_loop_clock() -> Iterator[None]:
 # ----------------------------------------------------------------------------- driver
 
 
-class Driver:
+class Players:
+    """Simulated users: chats in ``fake``, and the updates their actions send to the bot.
+
+    ``store`` is the bot's store, read (never written) to know whose turn it is."""
+
+    def __init__(self, fake: FakeBotAPI, store: Store) -> None:
+        self.fake = fake
+        self.store = store
+        self._query_ids = itertools.count(1)
+
+    async def settle(self, timeout: float | None = None) -> None:
+        """Wait until the bot has delivered what it queued (see subclasses)."""
+        raise NotImplementedError
+
+    def group(self, users: list[FakeUser]) -> int:
+        """A new supergroup holding ``users`` (the first one its creator)."""
+        chat = self.fake.add_chat(new_group_id(), title="Bench group")
+        for user in users:
+            self.fake.add_user(user.to_dict())
+            self.fake.started.add(user.id)  # everyone has pressed Start in private
+            chat.members.add(user.id)
+        self.fake.set_admins(chat.id, creator=users[0].id)
+        return chat.id
+
+    def command(self, user: FakeUser, chat_id: int, command: str) -> JSONDict:
+        """The update for ``user`` sending ``command`` in ``chat_id``."""
+        self.fake.private_chat(user.to_dict())
+        head = command.split(" ", 1)[0]
+        entity = {"type": "bot_command", "offset": 0, "length": utf16_len(head)}
+        message = self.fake.receive_message(chat_id, user.to_dict(), command, [entity])
+        return {"message": message.to_dict()}
+
+    def press(self, user: FakeUser, message: StoredMessage, data: str) -> JSONDict:
+        """The update for ``user`` pressing the button ``data`` of ``message``."""
+        query_id = f"{user.id}{next(self._query_ids):09d}"
+        self.fake.register_callback_query(query_id, user.id)
+        return {
+            "callback_query": {
+                "id": query_id,
+                "from": user.to_dict(),
+                "message": message.to_dict(),
+                "chat_instance": str(abs(message.chat_id) * 7 + 3),
+                "data": data,
+            }
+        }
+
+
+class Driver(Players):
     """Feeds updates to ``app`` (an Application built over ``fake``) and times each one.
 
     ``latencies`` holds the seconds ``process_update`` took for every fed update while
@@ -136,14 +183,12 @@ class Driver:
     """
 
     def __init__(self, app: AnyApp, fake: FakeBotAPI, store: Store) -> None:
+        super().__init__(fake, store)
         self.app = app
-        self.fake = fake
-        self.store = store
         self.latencies: list[float] = []
         self.timing = True
         self.errors: list[BaseException] = []
         self._update_ids = itertools.count(1)
-        self._query_ids = itertools.count(1)
         app.add_error_handler(self._record_error)
 
     async def _record_error(self, update: object, context: Any) -> None:
@@ -173,16 +218,6 @@ class Driver:
         """Wait until every message the bot queued has been delivered."""
         await self.svc.outbox.join(timeout=timeout)
 
-    def group(self, users: list[FakeUser]) -> int:
-        """A new supergroup holding ``users`` (the first one its creator)."""
-        chat = self.fake.add_chat(new_group_id(), title="Bench group")
-        for user in users:
-            self.fake.add_user(user.to_dict())
-            self.fake.started.add(user.id)  # everyone has pressed Start in private
-            chat.members.add(user.id)
-        self.fake.set_admins(chat.id, creator=users[0].id)
-        return chat.id
-
     async def feed(self, payload: JSONDict) -> None:
         """Process one update (Bot API JSON without ``update_id``), timing the bot's work."""
         update = Update.de_json({"update_id": next(self._update_ids), **payload}, self.app.bot)
@@ -190,28 +225,6 @@ class Driver:
         await self.app.process_update(update)
         if self.timing:
             self.latencies.append(time.perf_counter() - start)
-
-    def command(self, user: FakeUser, chat_id: int, command: str) -> JSONDict:
-        """The update for ``user`` sending ``command`` in ``chat_id``."""
-        self.fake.private_chat(user.to_dict())
-        head = command.split(" ", 1)[0]
-        entity = {"type": "bot_command", "offset": 0, "length": utf16_len(head)}
-        message = self.fake.receive_message(chat_id, user.to_dict(), command, [entity])
-        return {"message": message.to_dict()}
-
-    def press(self, user: FakeUser, message: StoredMessage, data: str) -> JSONDict:
-        """The update for ``user`` pressing the button ``data`` of ``message``."""
-        query_id = f"{user.id}{next(self._query_ids):09d}"
-        self.fake.register_callback_query(query_id, user.id)
-        return {
-            "callback_query": {
-                "id": query_id,
-                "from": user.to_dict(),
-                "message": message.to_dict(),
-                "chat_instance": str(abs(message.chat_id) * 7 + 3),
-                "data": data,
-            }
-        }
 
 
 def _step_message(
@@ -243,6 +256,10 @@ class NotReady(Exception):
     """The buttons for the next move are not on screen yet (messages still queued)."""
 
 
+class LostUpdate(AssertionError):
+    """A press the bot had accepted is asked for again: the game lost an update."""
+
+
 class GameRun:
     """One game from ``/newgame`` to its end, as a sequence of updates.
 
@@ -253,7 +270,7 @@ class GameRun:
     """
 
     def __init__(
-        self, driver: Driver, users: list[FakeUser], seed: int, *, ja: float = 0.7
+        self, driver: Players, users: list[FakeUser], seed: int, *, ja: float = 0.7
     ) -> None:
         self.driver = driver
         self.users = users
@@ -270,6 +287,7 @@ class GameRun:
             lambda: self._lobby_press(users[0], cb.START),
         ]
         self.gid: str | None = None
+        self.pressed: set[tuple[int, int]] = set()  # (step, seat) of every press sent
 
     def _lobby_press(self, user: FakeUser, op: str) -> JSONDict:
         fake = self.driver.fake
@@ -281,37 +299,56 @@ class GameRun:
         raise NotReady(f"no lobby button {op!r} in {self.group_id}")
 
     async def next_update(self) -> JSONDict | None:
+        """The next update of this game (one press, or one lobby step)."""
+        updates = await self.next_updates(all_voters=False)
+        return updates[0] if updates else None
+
+    async def next_updates(self, *, all_voters: bool = True) -> list[JSONDict]:
+        """The updates that may be sent now: during a vote, with ``all_voters``, one ballot
+        from every player who has not voted yet (they press at the same moment)."""
         if self.done:
-            return None
+            return []
         if self._script:
             payload = self._script[0]()
             self._script.pop(0)
             self.updates += 1
-            return payload
+            return [payload]
         record = await self.driver.store.get_game(self.group_id)
         table = Table.from_dict(record.data) if record is not None else None
         if table is None or table.game is None or (self.gid and table.gid != self.gid):
             if self.gid is None:
                 raise NotReady("the game has not started yet")
             self.done = True
-            return None
+            return []
         self.gid = table.gid
         game = table.game
-        seat = game.to_act()[0]
-        user = self.by_id[table.at(seat).id]
+        pending = game.to_act()
+        seats = pending if all_voters and game.phase is Phase.VOTE else pending[:1]
         prefix = f"{table.gid}:{table.step}:"
-        if game.phase in (Phase.NOMINATE, Phase.VOTE):
-            message = _step_message(self.driver.fake, self.group_id, prefix, GROUP_OPS)
-        else:
-            message = _step_message(self.driver.fake, user.id, prefix, PRIVATE_OPS)
-        if message is None:
-            raise NotReady(f"no buttons for step {table.step} ({game.phase.value})")
-        options = _options(message, prefix)
-        if game.phase is Phase.VOTE:
-            want = "1" if self.rng.random() < self.ja else "0"
-            data = next(d for op, d in options if op == cb.VOTE and d.endswith(":" + want))
-        else:
-            mine = [d for op, d in options if op in PRIVATE_OPS | {cb.NOMINATE}]
-            data = self.rng.choice(mine)
-        self.updates += 1
-        return self.driver.press(user, message, data)
+        chosen = []
+        for seat in seats:  # find every button first: NotReady must leave no trace
+            user = self.by_id[table.at(seat).id]
+            if game.phase in (Phase.NOMINATE, Phase.VOTE):
+                message = _step_message(self.driver.fake, self.group_id, prefix, GROUP_OPS)
+            else:
+                message = _step_message(self.driver.fake, user.id, prefix, PRIVATE_OPS)
+            if message is None:
+                raise NotReady(f"no buttons for step {table.step} ({game.phase.value})")
+            if (table.step, seat) in self.pressed:
+                # The bot accepted this player's press for this step, yet still waits for
+                # it: an update was lost (or applied to a stale copy of the game).
+                raise LostUpdate(f"game {table.gid}: seat {seat} asked twice at step {table.step}")
+            chosen.append((seat, user, message))
+        out = []
+        for seat, user, message in chosen:
+            self.pressed.add((table.step, seat))
+            options = _options(message, prefix)
+            if game.phase is Phase.VOTE:
+                want = "1" if self.rng.random() < self.ja else "0"
+                data = next(d for op, d in options if op == cb.VOTE and d.endswith(":" + want))
+            else:
+                mine = [d for op, d in options if op in PRIVATE_OPS | {cb.NOMINATE}]
+                data = self.rng.choice(mine)
+            self.updates += 1
+            out.append(self.driver.press(user, message, data))
+        return out
