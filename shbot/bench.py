@@ -114,7 +114,8 @@ def _engine_table(rows: list[Row]) -> str:
 
 @register("engine", "complete random-agent games per second (5, 7, 10 players)", _engine_table)
 def _engine(args: argparse.Namespace) -> list[Row]:
-    return [bench_engine(p, args.games, args.seconds, args.seed) for p in ENGINE_PLAYERS]
+    players = getattr(args, "players", None) or ENGINE_PLAYERS
+    return [bench_engine(p, args.games, args.seconds, args.seed) for p in players]
 
 
 # --------------------------------------------------------------------------- bot, shared
@@ -383,6 +384,8 @@ async def bench_scale(games: int, seed: int = 0) -> list[Row]:
     from shbot.devtools.redis_server import NoRedis, key_sizes, redis_url
 
     levels = sorted({n for n in SCALE_LEVELS if n <= games} | {games})
+    # Small levels are repeated until their latency rests on enough samples (full runs).
+    min_samples = SCALE_MIN_SAMPLES if games >= 100 else 0
     rows: list[Row] = []
     try:
         with redis_url() as (url, where):
@@ -390,7 +393,7 @@ async def bench_scale(games: int, seed: int = 0) -> list[Row]:
                 latencies: list[float] = []
                 updates, seconds, repeats = 0, 0.0, 0
                 memory = (0, 0, 0)
-                while repeats == 0 or len(latencies) < SCALE_MIN_SAMPLES:
+                while repeats == 0 or len(latencies) < min_samples:
                     repeats += 1
                     async with _store("redis", url) as store, _running_bot(store) as driver:
                         runs = [
@@ -522,7 +525,9 @@ async def _message_game(players: int, seed: int) -> Row:
             await store.close()
 
 
-def bench_messages(games: int, seed: int = 0) -> list[Row]:
+def bench_messages(
+    games: int, seed: int = 0, players: Sequence[int] = MESSAGE_PLAYERS
+) -> list[Row]:
     """Bot API calls per complete game by player count, and the most group calls in any
     60 s window, with the real rate limiter under virtual time (looptime): a game that
     takes the limiter many minutes costs no real time."""
@@ -531,10 +536,10 @@ def bench_messages(games: int, seed: int = 0) -> list[Row]:
     except ImportError:
         return [{"bench": "messages", "skipped": "needs looptime (pip install looptime)"}]
     rows: list[Row] = []
-    for players in MESSAGE_PLAYERS:
+    for count in players:
         for k in range(games):
             with asyncio.Runner(loop_factory=lambda: looptime.new_event_loop(start=0.0)) as r:
-                row = r.run(_message_game(players, seed + k))
+                row = r.run(_message_game(count, seed + k))
             rows.append(row)
     for row in rows:
         row["target"] = (
@@ -567,7 +572,7 @@ def _messages_table(rows: list[Row]) -> str:
     "messages", "Bot API calls per game (5-10 players), group calls per minute", _messages_table
 )
 def _messages(args: argparse.Namespace) -> list[Row]:
-    return bench_messages(args.games or 1, args.seed)
+    return bench_messages(args.games or 1, args.seed, args.players or MESSAGE_PLAYERS)
 
 
 # --------------------------------------------------------------------------- scaleout
@@ -600,7 +605,7 @@ class _WebhookPlayers:
         self.sent[i] += 1
 
 
-async def _quiet(fake: Any, *, quiet: float = 0.05, timeout: float = 30.0) -> None:
+async def _quiet(fake: Any, *, quiet: float = 0.03, timeout: float = 30.0) -> None:
     """Wait until every callback query is answered and the fake saw no call for ``quiet``
     seconds: the bot processes have done what the last updates asked."""
     deadline = time.monotonic() + timeout
@@ -812,6 +817,12 @@ def add_parser(commands: Any) -> None:
         "--seconds", type=_positive_float, default=None, help="time per row (default 2 s)"
     )
     parser.add_argument("--seed", type=int, default=0, help="first game seed")
+    parser.add_argument(
+        "--players",
+        type=_players,
+        default=None,
+        help="player counts for engine and messages, N or N-M (default: 5,7,10 and 5-10)",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -825,6 +836,15 @@ def run(args: argparse.Namespace) -> int:
             print(json.dumps(row, ensure_ascii=False), flush=True)
         print(f"bench {name}:\n{bench.table(rows)}", file=sys.stderr)
     return 0
+
+
+def _players(text: str) -> list[int]:
+    from shbot.simulate import parse_players
+
+    try:
+        return parse_players(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _positive_int(text: str) -> int:

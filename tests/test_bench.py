@@ -1,0 +1,90 @@
+"""The benchmarks run end to end at tiny sizes and print the figures they promise.
+
+Benchmarks are not timed tests: this only proves that ``python -m shbot bench all`` works
+from the installed package (Redis included) and that every JSON row carries its keys.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tests.redis_server import RedisServer
+
+KEYS = {
+    "engine": {"players", "games", "games_per_second", "us_per_action"},
+    "bot": {"store", "concurrency", "updates", "updates_per_second", "p50_ms", "p99_ms"},
+    "scale": {
+        "concurrent_games",
+        "updates_per_second",
+        "p50_ms",
+        "p99_ms",
+        "bytes_per_game",
+        "game_bytes_per_game",
+        "peak_rss_mb",
+        "p50_vs_1_game",
+        "meets_target",
+    },
+    "messages": {
+        "players",
+        "group_sends",
+        "group_edits",
+        "private_sends",
+        "callback_answers",
+        "max_group_calls_60s",
+        "meets_target",
+    },
+    "scaleout": {
+        "processes",
+        "updates_per_process",
+        "presses",
+        "callback_answers",
+        "lost_updates",
+        "games_lost",
+        "exactly_once",
+    },
+}
+
+
+@pytest.fixture(scope="module")
+def rows(redis_server: RedisServer) -> list[dict[str, object]]:
+    """One tiny run of every benchmark, on the test session's Redis."""
+    # fmt: off
+    argv = [sys.executable, "-m", "shbot", "bench", "all",
+            "--games", "1", "--seconds", "0.05", "--players", "7"]
+    # fmt: on
+
+    env = {**os.environ, "REDIS_URL": redis_server.url}
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=300, env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+
+
+def test_every_bench_prints_its_figures(rows: list[dict[str, object]]) -> None:
+    by_bench: dict[str, list[dict[str, object]]] = {}
+    for row in rows:
+        by_bench.setdefault(str(row["bench"]), []).append(row)
+    assert set(by_bench) == set(KEYS)
+    for name, keys in KEYS.items():
+        for row in by_bench[name]:
+            assert "skipped" not in row, row
+            assert keys <= set(row), f"{name} lacks {keys - set(row)}: {row}"
+    assert {r["store"] for r in by_bench["bot"]} == {"sqlite", "redis"}
+
+
+def test_tiny_runs_are_sound(rows: list[dict[str, object]]) -> None:
+    """What holds at any size: games are played through, once, within the group limit."""
+    for row in rows:
+        if row["bench"] == "bot":
+            assert row["updates"] > 50  # a 7-player game needs more than its lobby
+        if row["bench"] == "messages":
+            assert row["max_group_calls_60s"] <= 20
+            assert row["callback_answers"] == row["updates"] - 8  # /start x7 and /newgame
+        if row["bench"] == "scaleout":
+            assert row["exactly_once"] is True
+            assert row["games_lost"] == 0
+            assert min(row["updates_per_process"]) > 0  # type: ignore[type-var]
