@@ -433,3 +433,16 @@ async def test_refusals_answered_as_messages_escape_names(bot: Bot) -> None:
     assert bot.fake.failed_calls == []
     assert h.last(group).plain_text.startswith("Waiting for <b>&amp; </i><script> to open")
     h.assert_no_errors()
+
+
+async def test_join_where_no_game_is_open_binds_nobody(bot: Bot) -> None:
+    h = bot.h
+    user, host = make_user("Wanderer"), make_user("Host")
+    empty = h.group(members=[user])
+    await h.command(user, user, "/start")
+    await h.command(user, empty, "/join")
+    assert h.last(empty).plain_text == "There is no open game. /newgame opens one."
+    assert await bot.store.player_chat(user.id) is None
+    group = await new_lobby(bot, host, [user])
+    query = await press_lobby(bot, user, group, cb.JOIN)
+    assert h.answer(query).text == "You joined the game."

@@ -356,3 +356,31 @@ async def test_a_backed_up_group_does_not_delay_another_groups_answers(store: St
         await bot.settle()
         assert bot.fake.count("sendMessage", group_a.id) > pending_a, "A's backlog was pending"
         bot.h.assert_no_errors()
+
+
+@pytest.mark.looptime
+async def test_a_reply_waiting_on_the_rate_limit_does_not_hold_up_presses(store: Store) -> None:
+    """A command's refusal waits for the group's rate limit; presses in the same group
+    are answered meanwhile (the refusal is sent outside the game's lock)."""
+    async with started_bot(store, limiter=True) as bot:
+        loop = asyncio.get_running_loop()
+        users = make_users(5)
+        group = await open_game(bot, users, seed=find_seed(5, first_president=0))
+        for user in users[:4]:  # fill the group's rate-limit bucket
+            await bot.h.command(user, group, "/board")
+        joins = [
+            asyncio.create_task(bot.h.command(make_user(f"Late{i}"), group, "/join"))
+            for i in range(2)
+        ]
+        await asyncio.sleep(0.01)
+        turn = await next_turn(bot, group, {u.id: u for u in users})
+        assert turn is not None
+        started = loop.time()
+        await press_move(bot, turn, cb.NOMINATE, "1", settle=False)
+        assert loop.time() - started < 1, "the press waited for the /join replies"
+        await asyncio.gather(*joins)
+        assert loop.time() - started > 5, "the replies did wait for the rate limit"
+        await bot.settle()
+        refusals = [m for m in bot.fake.messages(group.id) if "already started" in m.text]
+        assert len(refusals) == 2
+        bot.h.assert_no_errors()

@@ -235,18 +235,18 @@ async def cmd_newgame(update: Update, context: Ctx) -> None:
     settings = await s.store.get_user(user.id)
     host = player_from(user, ready=bool(settings.get("dm")))
     table = flow.new_lobby(host)
-    async with s.chat_lock(chat.id):
-        try:
+    try:
+        async with s.chat_lock(chat.id):
             await s.store.create_game(chat.id, "lobby", table.to_dict())
-        except GameExists:
-            await reply(
-                message,
-                t._("A game is already open in this group. /board shows it; /cancelgame ends it."),
-            )
-            return
-        await s.store.claim_player(user.id, chat.id)
-        narrator = await s.narrator(chat.id, table)
-        narrator.lobby(table)
+            await s.store.claim_player(user.id, chat.id)
+            narrator = await s.narrator(chat.id, table)
+            narrator.lobby(table)
+    except GameExists:  # answered outside the lock: a reply may wait on the group's limit
+        await reply(
+            message,
+            t._("A game is already open in this group. /board shows it; /cancelgame ends it."),
+        )
+        return
     for subscriber in await s.store.pop_subscribers(chat.id):
         ts = await s.t_user(subscriber)
         s.outbox.send(
@@ -282,27 +282,28 @@ async def join_lobby(
             raise flow.Refusal(t._("This game is over."))
         return flow.apply_join(rec, player, t)
 
-    async with s.chat_lock(chat_id):
-        other = await s.store.claim_player(user.id, chat_id)
-        if other is not None:
-            await answer(query, message, t._("You are already playing in another group."))
-            return
-        try:
+    # Refusals are answered after the lock is released: a reply to a command waits for the
+    # group's rate limit, and holding the lock meanwhile would delay every press there.
+    try:
+        async with s.chat_lock(chat_id):
+            if await s.store.claim_player(user.id, chat_id) is not None:
+                raise flow.Refusal(t._("You are already playing in another group."))
             _, outcome = await s.store.update_game(chat_id, change)
-        except NoGame:
-            await answer(query, message, t._("There is no open game. /newgame opens one."))
-            return
-        except flow.Refusal as refusal:
-            if via_private and "already" in refusal.text:
-                await reply(message, t._("✅ You are in the game. Go back to the group!"))
-            else:
-                await answer(query, message, refusal.text, alert=refusal.alert)
-            table = await current_table(context, chat_id)
-            if table is None or table.player(user.id) is None:
-                await s.store.release_players(chat_id, [user.id])
-            return
-        narrator = await s.narrator(chat_id, outcome.after)
-        narrator.lobby(outcome.after)
+            narrator = await s.narrator(chat_id, outcome.after)
+            narrator.lobby(outcome.after)
+    except NoGame:
+        await s.store.release_players(chat_id, [user.id])
+        await answer(query, message, t._("There is no open game. /newgame opens one."))
+        return
+    except flow.Refusal as refusal:
+        table = await current_table(context, chat_id)
+        if table is None or table.player(user.id) is None:
+            await s.store.release_players(chat_id, [user.id])  # only if bound to chat_id
+        if via_private and "already" in refusal.text:
+            await reply(message, t._("✅ You are in the game. Go back to the group!"))
+        else:
+            await answer(query, message, refusal.text, alert=refusal.alert)
+        return
     if via_private:
         await reply(message, t._("✅ You are in the game. Go back to the group!"))
     elif not ready and query is not None:
@@ -347,27 +348,27 @@ async def leave_lobby(
     t: Translator,
 ) -> None:
     s = svc(context)
-    async with s.chat_lock(chat_id):
-        try:
+    try:  # refusals are answered outside the lock (see join_lobby)
+        async with s.chat_lock(chat_id):
             _, outcome = await s.store.update_game(
                 chat_id, lambda rec: flow.apply_leave(rec, user.id, t)
             )
-        except NoGame:
-            await answer(query, message, t._("There is no open game. /newgame opens one."))
-            return
-        except flow.Refusal as refusal:
-            await answer(query, message, refusal.text, alert=refusal.alert)
-            return
-        await s.store.release_players(chat_id, [user.id])
-        if not outcome.after.players:
-            record = await s.store.get_game(chat_id)
-            if record is not None:
-                await s.store.delete_game(chat_id, record.version)
-            (await s.narrator(chat_id, outcome.after)).lobby(
-                outcome.after, closed=t._("Everybody left: the game is cancelled.")
-            )
-        else:
-            (await s.narrator(chat_id, outcome.after)).lobby(outcome.after)
+            await s.store.release_players(chat_id, [user.id])
+            if not outcome.after.players:
+                record = await s.store.get_game(chat_id)
+                if record is not None:
+                    await s.store.delete_game(chat_id, record.version)
+                (await s.narrator(chat_id, outcome.after)).lobby(
+                    outcome.after, closed=t._("Everybody left: the game is cancelled.")
+                )
+            else:
+                (await s.narrator(chat_id, outcome.after)).lobby(outcome.after)
+    except NoGame:
+        await answer(query, message, t._("There is no open game. /newgame opens one."))
+        return
+    except flow.Refusal as refusal:
+        await answer(query, message, refusal.text, alert=refusal.alert)
+        return
     await answer(query, message, outcome.answer or "", alert=False)
 
 
@@ -401,20 +402,20 @@ async def start_game(
         "timer": preset_seconds(group.get("timers"), s.config.timers),
     }
     seed = s.new_seed()
-    async with s.chat_lock(chat_id):
-        try:
+    try:  # refusals are answered outside the lock (see join_lobby)
+        async with s.chat_lock(chat_id):
             _, outcome = await s.store.update_game(
                 chat_id, lambda rec: flow.apply_start(rec, user.id, admin, seed, options, t)
             )
-        except NoGame:
-            await answer(query, message, t._("There is no open game. /newgame opens one."))
-            return
-        except flow.Refusal as refusal:
-            await answer(query, message, refusal.text, alert=True)
-            return
-        if query is not None:
-            await query.answer()
-        (await s.narrator(chat_id, outcome.after)).started(outcome)
+            if query is not None:
+                await query.answer()
+            (await s.narrator(chat_id, outcome.after)).started(outcome)
+    except NoGame:
+        await answer(query, message, t._("There is no open game. /newgame opens one."))
+        return
+    except flow.Refusal as refusal:
+        await answer(query, message, refusal.text, alert=True)
+        return
     jobs.arm(context.application, chat_id, outcome.after)
     log.info(
         "game %s started in chat %s with %d players",
