@@ -35,7 +35,7 @@ from shbot.engine import (
     Vote,
 )
 from shbot.engine.actions import Action
-from shbot.i18n import Translator
+from shbot.i18n import N_, Translator
 from shbot.storage import GameRecord
 
 from . import callbacks as cb
@@ -45,6 +45,7 @@ from .model import Player, Table, new_game_id
 from .outbox import Outbox
 
 MIN_PLAYERS, MAX_PLAYERS = 5, 10
+MAX_ALERT = 200  # characters in a callback query alert (Telegram)
 PRIVATE_PHASES = (
     Phase.PRESIDENT_DISCARD,
     Phase.CHANCELLOR_ENACT,
@@ -158,13 +159,16 @@ def apply_start(
         )
     unready = [p for p in table.players if not p.ready]
     if unready:
-        raise Refusal(
-            t._(
-                "Waiting for {names} to open a private chat with me (button “Open private "
-                "chat”), so that I can send their secret roles.",
-                names=", ".join(p.name for p in unready)[:120],
-            )
+        waiting = N_(
+            "Waiting for {names} to open a private chat with me (button “Open private "
+            "chat”), so that I can send their secret roles."
         )
+        # An alert holds 200 characters: shorten the names, never the sentence around them.
+        room = MAX_ALERT - len(t._(waiting, names=""))
+        names = ", ".join(p.name for p in unready)
+        if len(names) > room:
+            names = names[: max(room - 1, 1)] + "…"
+        raise Refusal(t._(waiting, names=names))
     try:
         game, events = Game.new(
             count,
