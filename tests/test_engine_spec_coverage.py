@@ -1,0 +1,99 @@
+"""Every rule number of RULES-SPEC (R1 … R11 and every sub-number such as R7.3) is cited
+by at least one engine test, in its name (``test_r7_3_...``) or its docstring ("R7.3").
+
+The rule numbers are read from the spec itself, so a rule added there without a test
+fails here. The spec lives beside the repository (``../shared/RULES-SPEC.md``); when it
+cannot be found the test fails rather than skips, so a broken checkout never passes
+silently.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).resolve().parent
+REPO = TESTS.parent
+
+
+def spec_path() -> Path:
+    """The first RULES-SPEC.md found: ``parents[2]/shared`` (beside the checkout, as in CI),
+    then ``../shared`` from the repository root and from the working directory."""
+    candidates = [
+        Path(__file__).resolve().parents[2] / "shared" / "RULES-SPEC.md",
+        REPO / ".." / "shared" / "RULES-SPEC.md",
+        Path.cwd() / ".." / "shared" / "RULES-SPEC.md",
+    ]
+    for path in candidates:
+        if path.is_file():
+            return path
+    pytest.fail(f"RULES-SPEC.md not found; looked at {[str(p) for p in candidates]}")
+
+
+def spec_rules(text: str) -> list[str]:
+    """Every rule number in the spec: each section ``## Rk`` and each of its top-level
+    numbered items ``i.`` as ``Rk.i``."""
+    rules: list[str] = []
+    section: str | None = None
+    for line in text.splitlines():
+        heading = re.match(r"##\s+R(\d+)\b", line)
+        if heading:
+            section = f"R{heading.group(1)}"
+            rules.append(section)
+        elif line.startswith("#"):
+            section = None
+        elif section:
+            item = re.match(r"(\d+)\.\s", line)  # not indented: sub-bullets are not rules
+            if item:
+                rules.append(f"{section}.{item.group(1)}")
+    return rules
+
+
+def cited(text: str, *, name: bool) -> set[str]:
+    """Rule numbers cited in a test name (``r6_5_r10_3_...``) or a docstring ("R10.3")."""
+    if name:
+        found = re.findall(r"(?<![a-z0-9])r(\d+)(?:_(\d+)(?![a-z]))?", text)
+    else:  # a range such as "R1–R11" names no rule in particular
+        text = re.sub(r"R\d+(?:\.\d+)?\s*(?:[–-]|\.\.\.|…)\s*R\d+(?:\.\d+)?", "", text)
+        found = re.findall(r"\bR(\d+)(?:\.(\d+))?", text)
+    return {f"R{major}.{minor}" if minor else f"R{major}" for major, minor in found}
+
+
+def engine_test_citations() -> dict[str, set[str]]:
+    """Rule numbers cited by each test function of tests/test_engine_*.py."""
+    out: dict[str, set[str]] = {}
+    for path in sorted(TESTS.glob("test_engine_*.py")):
+        if path.name == Path(__file__).name:
+            continue  # this file names rules only to describe itself
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name.startswith(
+                "test_"
+            ):
+                doc = ast.get_docstring(node) or ""
+                rules = cited(node.name[len("test_") :], name=True) | cited(doc, name=False)
+                out[f"{path.name}::{node.name}"] = rules
+    return out
+
+
+def test_spec_parser_reads_sections_and_numbered_items() -> None:
+    """The parser's reading of a small spec: headings, items, sub-bullets ignored."""
+    text = "# Title\n## R1 Set-up\n1. a\n2. b\n   - c\n## R3 Rounds\ntext\n## R4 X\n1. d\n"
+    assert spec_rules(text) == ["R1", "R1.1", "R1.2", "R3", "R4", "R4.1"]
+    assert cited("r6_5_r10_3_chaos_wins_with_5_players", name=True) == {"R6.5", "R10.3"}
+    assert cited("r9_powers_by_player_count", name=True) == {"R9"}
+    assert cited("Chaos (R6.2) and R10; not R7.3x", name=False) == {"R6.2", "R10", "R7.3"}
+    assert cited("R1–R11 over many games, R2.1 … R2.5", name=False) == set()
+
+
+def test_every_rule_of_the_spec_is_cited_by_an_engine_test() -> None:
+    """Each rule number of RULES-SPEC (R1 … R11, with sub-numbers) has a test naming it."""
+    rules = spec_rules(spec_path().read_text(encoding="utf-8"))
+    assert len(rules) > 50, f"the spec parsed to too few rules: {rules}"
+    assert {"R1.1", "R4.7", "R7.3", "R10.4", "R11"} <= set(rules)
+    everything: set[str] = set().union(*engine_test_citations().values())
+    missing = [r for r in rules if r not in everything]
+    assert not missing, f"rules of RULES-SPEC without a test citing them: {missing}"
