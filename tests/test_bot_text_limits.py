@@ -1,0 +1,300 @@
+"""Every button label and callback alert the bot can produce fits Telegram, in every language.
+
+Telegram refuses a callback answer over 200 characters and callback data over 64 bytes;
+the handlers cut answers at 200 characters, so an over-long translation would not fail a
+call, it would silently lose its end. Labels have no hard limit, but a label wider than a
+phone's button is cut with "…", so they are kept short.
+
+The texts are found in the source, not listed by hand: every ``query.answer(...)``,
+``answer(query, message, ...)``, ``Refusal(...)`` and ``Outcome(answer=...)`` site and every
+``InlineKeyboardButton(...)`` label of ``shbot/bot`` is read with :mod:`ast`, and each
+message found there is rendered in every language with its longest possible values. A new
+kind of alert or label that this test cannot follow fails it, so it never goes unchecked.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+import shbot.bot
+from shbot.bot import callbacks as cb
+from shbot.bot import flow
+from shbot.bot import render as r
+from shbot.bot.handlers import rules_keyboard
+from shbot.bot.model import MAX_NAME, Player, Table
+from shbot.engine import FASCIST, HITLER, LIBERAL, Game, Reason
+from shbot.i18n import LANGUAGE_NAMES, LANGUAGES, Translator, placeholders, translator
+from shbot.storage import GameRecord
+
+MAX_ALERT = 200  # characters in an answerCallbackQuery text
+MAX_LABEL = 32  # characters: wider labels are cut on a phone
+BOT_SOURCES = sorted(Path(shbot.bot.__file__).parent.glob("*.py"))
+# Functions whose result is shown as an alert or a label; they are rendered here directly.
+ALERT_FUNCTIONS = {"reason_text", "_vote_answer", "role_alert", "str"}
+LABEL_FUNCTIONS = {"button_name", "section_title"}
+
+
+def utf16_len(text: str) -> int:
+    return len(text.encode("utf-16-le")) // 2
+
+
+# ------------------------------------------------------------------------------ reading code
+
+
+@dataclass
+class Found:
+    """What the source shows as alerts or labels."""
+
+    messages: set[tuple[str, ...]] = field(default_factory=set)  # (msgid,) or (sing, plural)
+    constants: set[str] = field(default_factory=set)
+    functions: set[str] = field(default_factory=set)
+    unknown: list[str] = field(default_factory=list)
+
+
+def _callee(node: ast.Call) -> str:
+    func = node.func
+    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+
+
+def _assignments(scope: ast.AST) -> dict[str, list[ast.expr]]:
+    out: dict[str, list[ast.expr]] = {}
+    for node in ast.walk(scope):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    out.setdefault(target.id, []).append(node.value)
+    return out
+
+
+def _msgid(node: ast.expr, scope: ast.AST) -> str | None:
+    """The msgid a translator call gets: a literal, or a name bound to ``N_("...")``."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.Name):
+        values = _assignments(scope).get(node.id, [])
+        if len(values) == 1 and isinstance(call := values[0], ast.Call) and _callee(call) == "N_":
+            return _msgid(call.args[0], scope)
+    return None
+
+
+def _follow(node: ast.expr | None, scope: ast.AST, found: Found, where: str) -> None:
+    """Record the messages ``node`` (a text shown to users) can evaluate to."""
+    if node is None:
+        return
+    if isinstance(node, ast.Constant):
+        if isinstance(node.value, str):
+            found.constants.add(node.value)
+        elif node.value is not None:
+            found.unknown.append(f"{where}: {ast.unparse(node)}")
+    elif isinstance(node, ast.Call) and _callee(node) in ("_", "gettext", "ngettext"):
+        ids = [_msgid(a, scope) for a in node.args[: 2 if _callee(node) == "ngettext" else 1]]
+        if all(ids):
+            found.messages.add(tuple(i for i in ids if i))
+        else:
+            found.unknown.append(f"{where}: {ast.unparse(node)}")
+    elif isinstance(node, ast.Call) and _callee(node) in ALERT_FUNCTIONS | LABEL_FUNCTIONS:
+        found.functions.add(_callee(node))
+    elif isinstance(node, ast.Subscript):
+        if isinstance(node.value, ast.Name) and node.value.id == "LANGUAGE_NAMES":
+            found.functions.add("LANGUAGE_NAMES")
+        else:
+            _follow(node.value, scope, found, where)  # text[:200] is text
+    elif isinstance(node, ast.BoolOp):
+        for value in node.values:
+            _follow(value, scope, found, where)
+    elif isinstance(node, ast.IfExp):
+        _follow(node.body, scope, found, where)
+        _follow(node.orelse, scope, found, where)
+    elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        _follow(node.left, scope, found, where)
+        _follow(node.right, scope, found, where)
+    elif isinstance(node, ast.Name) and node.id in (assigned := _assignments(scope)):
+        for value in assigned[node.id]:
+            _follow(value, scope, found, where)
+    elif isinstance(node, ast.Attribute) and node.attr in ("text", "answer"):
+        pass  # a Refusal's or an Outcome's text: recorded where it was created
+    elif isinstance(node, ast.Name) and node.id == "text":
+        pass  # the parameter of the answer() helper: recorded at its call sites
+    else:
+        found.unknown.append(f"{where}: {ast.unparse(node)}")
+
+
+def _functions(tree: ast.Module) -> Iterator[ast.AST]:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            yield node
+
+
+@functools.cache
+def scan() -> tuple[Found, Found]:
+    """(alerts, labels) of every module of ``shbot/bot``."""
+    alerts, labels = Found(), Found()
+    for path in BOT_SOURCES:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for function in _functions(tree):
+            for node in ast.walk(function):
+                where = f"{path.name}:{getattr(node, 'lineno', '?')}"
+                if isinstance(node, ast.Call):
+                    name, args = _callee(node), node.args
+                    keywords = {k.arg: k.value for k in node.keywords}
+                    if name == "answer" and isinstance(node.func, ast.Attribute):
+                        _follow(args[0] if args else keywords.get("text"), function, alerts, where)
+                    elif name == "answer":  # handlers.answer(query, message, text, ...)
+                        _follow(
+                            args[2] if len(args) > 2 else keywords.get("text"),
+                            function,
+                            alerts,
+                            where,
+                        )
+                    elif name == "Refusal":
+                        if path.name == "timers.py":
+                            continue  # internal: a timer that has nothing to do, never shown
+                        _follow(args[0] if args else None, function, alerts, where)
+                    elif name == "Outcome":
+                        _follow(keywords.get("answer"), function, alerts, where)
+                    elif name == "InlineKeyboardButton":
+                        _follow(args[0] if args else keywords.get("text"), function, labels, where)
+                elif isinstance(node, ast.Assign):
+                    for target in node.targets:
+                        if isinstance(target, ast.Attribute) and target.attr == "answer":
+                            _follow(node.value, function, alerts, where)
+    return alerts, labels
+
+
+def test_the_scan_finds_the_alerts_and_labels_it_must() -> None:
+    alerts, labels = scan()
+    assert not alerts.unknown, f"alerts this test cannot follow: {alerts.unknown}"
+    assert not labels.unknown, f"labels this test cannot follow: {labels.unknown}"
+    assert ("It's not your turn.",) in alerts.messages and (WAITING,) in alerts.messages
+    assert ("You joined the game.",) in alerts.messages
+    assert ("This button is not valid.",) in alerts.messages
+    assert {"reason_text", "_vote_answer", "role_alert"} <= alerts.functions
+    assert {("✋ Join",), ("Discard {policy}",), ("Enact {policy}",)} <= labels.messages
+    assert {"button_name", "section_title", "LANGUAGE_NAMES"} <= labels.functions
+    assert len(alerts.messages) >= 15 and len(labels.messages) >= 10
+
+
+# ------------------------------------------------------------------------------ worst cases
+
+
+# Messages whose placeholder values the code shortens to fit: rendered by the code itself.
+WAITING = (
+    "Waiting for {names} to open a private chat with me (button “Open private chat”), so "
+    "that I can send their secret roles."
+)
+RENDERED_BY_THE_CODE = {(WAITING,)}
+
+
+def worst_values(t: Translator) -> dict[str, str]:
+    """The longest value each placeholder of an alert or a label can take."""
+    return {
+        "n": "10",
+        "policy": max((r.policy_short(t, p) for p in (LIBERAL, FASCIST)), key=len),
+        "role": max((r.role_name(t, x) for x in (LIBERAL, FASCIST, HITLER)), key=len),
+        "hitler": "W" * 16,
+    }
+
+
+def rendered(t: Translator, ids: tuple[str, ...]) -> list[str]:
+    if ids in RENDERED_BY_THE_CODE:
+        return []
+    values = worst_values(t)
+    wanted = set().union(*(placeholders(i) for i in ids))
+    missing = wanted - set(values)
+    assert not missing, f"no worst case for {sorted(missing)} in {ids}: add it to worst_values"
+    kwargs = {k: values[k] for k in wanted}
+    if len(ids) == 1:
+        return [t._(ids[0], **kwargs)]
+    kwargs.pop("n", None)
+    return [t.ngettext(ids[0], ids[1], n, **kwargs) for n in (1, 2, 10)]
+
+
+def worst_table(players: int = 10) -> Table:
+    """A table of long names; seat 0 is a Fascist who knows the most names (10 players)."""
+    game, _ = Game.new(players, 1)
+    people = [Player(100 + i, f"{chr(65 + i)}{'名' * (MAX_NAME - 1)}") for i in range(players)]
+    table = Table(gid="a" * 12, host=100, created=0.0, players=people, game=game, step=999_999)
+    fascist = game.roles.index(FASCIST)
+    game.roles[0], game.roles[fascist] = game.roles[fascist], game.roles[0]
+    return table
+
+
+def waiting_alert(t: Translator) -> str:
+    """The start refusal while nine players of 32-character names have no private chat."""
+    table = worst_table()
+    table.game, table.step = None, 0
+    for player in table.players[1:]:
+        player.ready = False
+    record = GameRecord(chat_id=-1, status="lobby", version=1, data=table.to_dict())
+    with pytest.raises(flow.Refusal) as refusal:
+        flow.apply_start(record, table.host, False, 1, {}, t)
+    text = refusal.value.text
+    tail = t._(WAITING, names="\0").partition("\0")[2]
+    assert text.endswith(tail), f"the sentence was cut: {text!r}"
+    assert table.players[1].name[:8] in text, f"no name left: {text!r}"
+    return text
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_alert_fits(lang: str) -> None:
+    t = translator(lang)
+    alerts, _ = scan()
+    texts = [text for ids in alerts.messages for text in rendered(t, ids)]
+    texts += list(alerts.constants)
+    texts += [r.reason_text(t, reason) for reason in Reason]
+    texts += [flow._vote_answer(t, ja) for ja in (True, False)]
+    table = worst_table()
+    for seat in range(10):
+        alert = r.role_alert(t, table, seat)
+        # role_alert cuts at 200 characters: shorter proves it never had to.
+        assert len(alert) < MAX_ALERT, f"role alert cut in {lang}: {alert!r}"
+        texts.append(alert)
+    texts.append(waiting_alert(t))
+    too_long = [(utf16_len(x), x) for x in texts if utf16_len(x) > MAX_ALERT]
+    assert not too_long, f"alerts over {MAX_ALERT} characters in {lang}: {too_long}"
+    assert all(x.strip() for x in texts if x), "an empty alert"
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_label_fits(lang: str) -> None:
+    t = translator(lang)
+    _, labels = scan()
+    texts = [text for ids in labels.messages for text in rendered(t, ids)]
+    texts += [c for c in labels.constants if c]  # "" and "• " prefix the rules titles
+    table = worst_table()
+    texts += [r.button_name(table.names(), seat) for seat in range(10)]
+    texts += [b.text for row in rules_keyboard(t, "overview").inline_keyboard for b in row]
+    texts += [b.text for row in rules_keyboard(t).inline_keyboard for b in row]
+    texts += list(LANGUAGE_NAMES.values())
+    for text in texts:
+        assert text.strip() and "\n" not in text, f"bad label {text!r}"
+        assert "<" not in text and "&" not in text, f"labels are not HTML: {text!r}"
+        assert len(text) <= MAX_LABEL, f"label over {MAX_LABEL} characters in {lang}: {text!r}"
+
+
+def test_every_callback_data_fits_64_bytes() -> None:
+    """The longest ids the formats allow, with every operation: within 64 bytes, parseable."""
+    for op in cb.GAME_OPS:
+        data = cb.game_data("z" * 12, 999_999, op, "9" * 16)
+        assert len(data.encode()) <= cb.MAX_BYTES and cb.parse(data) is not None
+    for op in cb.FREE_OPS:
+        data = cb.free_data(op, "z" * 24)
+        assert len(data.encode()) <= cb.MAX_BYTES and cb.parse(data) is not None
+    table = worst_table()
+    assert table.game is not None
+    keyboards = [
+        r.round_keyboard(translator("fr"), table),
+        r.power_keyboard(translator("ja"), table),
+        rules_keyboard(translator("fr")),
+        r.language_keyboard("g"),
+    ]
+    for keyboard in keyboards:
+        for row in keyboard.inline_keyboard if keyboard else []:
+            for button in row:
+                assert button.callback_data and len(str(button.callback_data).encode()) <= 64
