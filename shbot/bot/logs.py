@@ -9,7 +9,8 @@ any update shows ``-``.
 At INFO the bot logs no secret by construction (it logs ids, counts and outcomes, never
 texts); on top of that the formatter blanks the bot token and the webhook secret wherever
 they appear, and HTTP client loggers (whose request lines contain the token) are kept at
-WARNING. Tracebacks are folded onto the same line so a log collector sees one event.
+WARNING, as is the scheduler (a line per timer set, not an event). Tracebacks are folded
+onto the same line so a log collector sees one event.
 """
 
 from __future__ import annotations
@@ -31,8 +32,10 @@ __all__ = [
 
 FORMAT = "%(asctime)s %(levelname)s %(name)s chat=%(chat)s game=%(game)s %(message)s"
 REDACTED = "[redacted]"
-#: Loggers that print request URLs, which contain the bot token (``/bot<token>/<method>``).
-NOISY = ("httpx", "httpcore", "hpack", "urllib3")
+HANDLER_NAME = "shbot"
+#: Kept at WARNING: HTTP clients print request URLs, which contain the bot token
+#: (``/bot<token>/<method>``); the JobQueue's scheduler logs every timer added or removed.
+NOISY = ("httpx", "httpcore", "hpack", "urllib3", "apscheduler")
 
 _chat: contextvars.ContextVar[int | None] = contextvars.ContextVar("shbot_chat", default=None)
 _game: contextvars.ContextVar[str | None] = contextvars.ContextVar("shbot_game", default=None)
@@ -92,14 +95,17 @@ def configure(
 ) -> logging.Handler:
     """Route all logging to one stream handler with the bot's format; returns the handler.
 
-    Replaces the root logger's handlers, so calling it twice does not double the lines.
+    Replaces the handler an earlier call installed (never anyone else's), so calling it
+    twice does not double the lines.
     """
     handler = logging.StreamHandler(stream if stream is not None else sys.stderr)
     handler.setFormatter(OneLineFormatter(secrets))
     handler.addFilter(ContextFilter())
+    handler.set_name(HANDLER_NAME)
     root = logging.getLogger()
     for old in root.handlers[:]:
-        root.removeHandler(old)
+        if old.get_name() == HANDLER_NAME:
+            root.removeHandler(old)
     root.addHandler(handler)
     root.setLevel(level)
     for name in NOISY:
