@@ -159,7 +159,14 @@ def test_r1_5_tiles_are_conserved_through_a_session() -> None:
 
 @pytest.mark.parametrize(
     ("players", "draw", "fascist"),
-    [(5, (6, 11), 0), (6, (6, 10), 1), (7, (6, 10), 0), (8, (6, 11), 0), (9, (6, 9), 0)],
+    [
+        (5, (6, 11), 0),
+        (6, (6, 10), 1),
+        (7, (6, 10), 0),
+        (8, (6, 11), 0),
+        (9, (6, 9), 0),
+        (10, (6, 11), 0),
+    ],
 )
 def test_r1_5_rebalanced_variants(players: int, draw: tuple[int, int], fascist: int) -> None:
     """The opt-in secrethitler.io variants: 6p starts with a Fascist policy enacted (taken
@@ -1209,6 +1216,64 @@ def test_illegal_actions_do_not_change_the_game_and_step_is_pure() -> None:
     before = g.to_json()
     nxt, events = step(g, Vote(0, True))
     assert g.to_json() == before and nxt.votes[0] == 1 and kinds(events) == [Kind.VOTE_CAST]
+
+
+def _refusal_scenarios() -> dict[Reason, tuple[Game, object]]:
+    """One exact scenario per reason code: the game and the action it must refuse."""
+    out: dict[Reason, tuple[Game, object]] = {}
+    g, _ = make(5)  # candidate 0
+    out[Reason.NOT_YOUR_TURN] = (g, Nominate(1, 2))
+    out[Reason.WRONG_PHASE] = (g, Vote(0, True))
+    out[Reason.NO_SUCH_SEAT] = (g, Nominate(0, 5))
+    out[Reason.SELF_TARGET] = (g, Nominate(0, 0))
+    out[Reason.BAD_ACTION] = (g, ("Nominate", 0, 1))  # not an action object
+    g, _ = make(5)
+    govern(g, 2, L)
+    out[Reason.NOT_ELIGIBLE] = (g, Nominate(1, 2))
+    g, _ = make(5, deck="FFF" + "LLLLLL" + "F" * 8)
+    elect(g, 2)
+    out[Reason.NOT_IN_HAND] = (g, Discard(0, L))
+    g, _ = make(5)
+    elect(g, 2)
+    g.apply(Discard(0, F))
+    out[Reason.VETO_LOCKED] = (g, ProposeVeto(2))
+    g = _veto_era()
+    elect(g, 1)
+    g.apply(Discard(0, F))
+    g.apply(ProposeVeto(1))
+    g.apply(AnswerVeto(0, False))
+    out[Reason.VETO_ALREADY_REFUSED] = (g, ProposeVeto(1))
+    g, _ = make(10)
+    govern(g, 1, F)  # F1 with 10 players: investigate
+    g.apply(Investigate(0, 3))
+    govern(g, 2, F)  # F2: investigate again
+    out[Reason.ALREADY_INVESTIGATED] = (g, Investigate(1, 3))
+    g, _ = make(5, deck="FFF" + "FFF" + "FFF" + "FFLLLLLL")
+    govern(g, 1, F)
+    govern(g, 2, F)
+    govern(g, 3, F)  # F3: peek, done at once
+    govern(g, 0, F)  # F4: execution by President 3
+    g.apply(Execute(3, 1))
+    out[Reason.DEAD_PLAYER] = (g, Nominate(g.president, 1))
+    g, _ = make(5)
+    for chancellor in (1, 2, 3, 4, 0):
+        govern(g, chancellor, L)
+    assert g.winner is Winner.LIBERAL
+    out[Reason.GAME_OVER] = (g, Nominate(g.president, 1))
+    return out
+
+
+def test_every_reason_code_is_a_typed_refusal_that_changes_nothing() -> None:
+    """Each machine-readable reason the bot translates comes with an IllegalAction (or,
+    for a bad set-up, BadSetup) and leaves the game exactly as it was."""
+    scenarios = _refusal_scenarios()
+    assert set(scenarios) | {Reason.BAD_SETUP} == set(Reason), "a reason code lacks a test"
+    for reason, (g, action) in scenarios.items():
+        error = refused(g, action, reason)  # type: ignore[arg-type]
+        assert str(error).startswith(reason.value)
+    with pytest.raises(BadSetup) as info:
+        Game.new(4, 1)
+    assert info.value.reason is Reason.BAD_SETUP and info.value.players == 4
 
 
 def test_to_dict_is_a_snapshot_not_a_view() -> None:

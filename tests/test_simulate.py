@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -123,3 +124,38 @@ def test_transcript_stub_translator_matches_english() -> None:
     assert render(events, _English()) == render(events, get_translator("en"))
     names = [f"P{s}" for s in range(8)]
     assert "P0" in "\n".join(render(events, names=names))
+
+
+def test_cli_simulate_json_is_one_object_with_the_documented_keys(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``python -m shbot simulate --json``: exactly one JSON object on stdout with the keys
+    the issue fixes (games, seconds, games_per_second, wins, conditions, mean_rounds)."""
+    from shbot.cli import main
+
+    argv = ["simulate", "--games", "12", "--players", "5-10", "--seed", "1", "--json"]
+    assert main([*argv, "--agents", "heuristic"]) == 0
+    out, _ = capsys.readouterr()
+    assert out.count("\n") == 1
+    data = json.loads(out)
+    keys = {"games", "seconds", "games_per_second", "wins", "conditions", "mean_rounds"}
+    assert keys <= set(data)
+    assert data["games"] == 12 and data["seconds"] > 0 and data["games_per_second"] > 0
+    assert set(data["wins"]) == {"liberal", "fascist"} and sum(data["wins"].values()) == 12
+    assert set(data["conditions"]) == CONDITIONS and sum(data["conditions"].values()) == 12
+    assert isinstance(data["mean_rounds"], float) and 1 <= data["mean_rounds"] < 60
+
+
+def test_transcript_is_plain_prose_for_a_person() -> None:
+    """A transcript reads as sentences: no internal names, dicts, enums or raw seat
+    numbers leak into it, and every round is a blank-line-separated block."""
+    for seed in game_seeds(11, 6):
+        events: list[Event] = []
+        result = play(9, seed, "heuristic", "random", events)
+        lines = render(events, get_translator("en"), seed=seed)
+        text = "\n".join(lines)
+        for leak in ("{", "}", "['", "Kind.", "Phase.", "None", "seat", "_", "<"):
+            assert leak not in text, (leak, text)
+        assert text.count("\n\nRound ") == result.rounds
+        assert all(line == line.rstrip() for line in lines)
+        assert "Player 0" not in text, "seats are numbered from 1 for people"
