@@ -227,15 +227,13 @@ async def _play_phases(
     updates = phases = stalls = 0
     seconds = 0.0
     while max_phases is None or phases < max_phases:
+        active = [run for run in runs if not run.done]
+        found = await asyncio.gather(*(run.next_update() for run in active), return_exceptions=True)
         batch = []
-        for run in runs:
-            if run.done:
-                continue
-            try:
-                payload = await run.next_update()
-            except NotReady:
-                continue
-            if payload is not None:
+        for payload in found:
+            if isinstance(payload, BaseException) and not isinstance(payload, NotReady):
+                raise payload
+            if isinstance(payload, dict):
                 batch.append(payload)
         if not batch:
             if all(run.done for run in runs):
@@ -350,7 +348,7 @@ def _bot(args: argparse.Namespace) -> list[Row]:
 
 SCALE_GAMES = 1000
 SCALE_LEVELS = (1, 100, 1000)
-SCALE_PHASES = 30  # lobby (15 updates a game) and 15 moves: every game is still running
+SCALE_PHASES = 30  # /start x7, the lobby (8 updates) and 15 moves: every game still runs
 SCALE_MIN_SAMPLES = 400
 SCALE_TARGET_BYTES = 4096
 SCALE_TARGET_FLAT = 0.20
@@ -711,7 +709,7 @@ async def bench_scaleout(games: int, seed: int = 0) -> list[Row]:
                 run.group_id, limit=1
             ):
                 finished += 1
-        presses = sum(r.updates for r in runs) - games * (BOT_PLAYERS + 1)
+        presses = sum(r.updates for r in runs) - games * (BOT_PLAYERS + 1)  # /start, /newgame
         refused = [a for a in fake.answers if a.show_alert]
         row: Row = {
             "bench": "scaleout",

@@ -146,7 +146,7 @@ class Players:
         chat = self.fake.add_chat(new_group_id(), title="Bench group")
         for user in users:
             self.fake.add_user(user.to_dict())
-            self.fake.started.add(user.id)  # everyone has pressed Start in private
+            self.fake.started.add(user.id)
             chat.members.add(user.id)
         self.fake.set_admins(chat.id, creator=users[0].id)
         return chat.id
@@ -281,6 +281,7 @@ class GameRun:
         self.updates = 0
         self.done = False
         self._script: list[Callable[[], JSONDict]] = [
+            # Each player opens the private chat first: the lobby waits for that.
             *(lambda u=u: driver.command(u, u.id, "/start") for u in users),
             lambda: driver.command(users[0], self.group_id, "/newgame"),
             *(lambda u=u: self._lobby_press(u, cb.JOIN) for u in users[1:]),
