@@ -93,6 +93,36 @@ _VETO = Phase.VETO_RESPONSE
 _INVESTIGATE = Phase.INVESTIGATE
 _SPECIAL = Phase.SPECIAL_ELECTION
 _OVER = Phase.GAME_OVER
+# Event kinds, for the same reason.
+_K_CHANCELLOR_HAND = Kind.CHANCELLOR_HAND
+_K_CHAOS = Kind.CHAOS
+_K_CONFIRMED_NOT_HITLER = Kind.CONFIRMED_NOT_HITLER
+_K_DECK_RESHUFFLED = Kind.DECK_RESHUFFLED
+_K_EXECUTED = Kind.EXECUTED
+_K_GAME_OVER = Kind.GAME_OVER
+_K_GAME_STARTED = Kind.GAME_STARTED
+_K_GOVERNMENT_ELECTED = Kind.GOVERNMENT_ELECTED
+_K_INVESTIGATED = Kind.INVESTIGATED
+_K_INVESTIGATION_RESULT = Kind.INVESTIGATION_RESULT
+_K_NOMINATED = Kind.NOMINATED
+_K_PEEKED = Kind.PEEKED
+_K_PEEK_RESULT = Kind.PEEK_RESULT
+_K_POLICY_ENACTED = Kind.POLICY_ENACTED
+_K_POWER_GRANTED = Kind.POWER_GRANTED
+_K_PRESIDENT_DISCARDED = Kind.PRESIDENT_DISCARDED
+_K_PRESIDENT_HAND = Kind.PRESIDENT_HAND
+_K_ROLE = Kind.ROLE
+_K_ROUND_STARTED = Kind.ROUND_STARTED
+_K_SESSION_STARTED = Kind.SESSION_STARTED
+_K_SPECIAL_ELECTION = Kind.SPECIAL_ELECTION
+_K_TRACKER_ADVANCED = Kind.TRACKER_ADVANCED
+_K_VETO_ACCEPTED = Kind.VETO_ACCEPTED
+_K_VETO_PROPOSED = Kind.VETO_PROPOSED
+_K_VETO_REFUSED = Kind.VETO_REFUSED
+_K_VETO_UNLOCKED = Kind.VETO_UNLOCKED
+_K_VOTE_CAST = Kind.VOTE_CAST
+_K_VOTE_RESULT = Kind.VOTE_RESULT
+_PEEK = Power.PEEK
 _BALLOT_CHARS = {-1: "-", 0: "n", 1: "j"}
 _event = partial(tuple.__new__, Event)
 """``_event((kind, data, to))`` is ``Event(kind, data, to)`` without the call into Python
@@ -296,7 +326,7 @@ class Game:
             "fascist": g.fascist,
             "draw": len(g.draw),
         }
-        events = [_event((Kind.GAME_STARTED, started, None))]
+        events = [_event((_K_GAME_STARTED, started, None))]
         events.extend(g._role_events())
         g.anchor = (first - 1) % players  # so the first "next living" is `first`
         g._start_round(events)
@@ -320,14 +350,14 @@ class Game:
                 data = {"role": role, "party": FASCIST, "seat": seat}
                 if self.n <= 6:  # R2.3
                     data["fascists"] = fascists
-            out.append(_event((Kind.ROLE, data, (seat,))))
+            out.append(_event((_K_ROLE, data, (seat,))))
         return out
 
     # ------------------------------------------------------------------ queries
 
     @property
     def is_over(self) -> bool:
-        return self.phase is Phase.GAME_OVER
+        return self.phase is _OVER
 
     @property
     def alive_count(self) -> int:
@@ -472,7 +502,7 @@ class Game:
             raise IllegalAction(Reason.NOT_ELIGIBLE)
         self.chancellor = t
         self.phase = _VOTE
-        return [_event((Kind.NOMINATED, {"president": self.president, "chancellor": t}, None))]
+        return [_event((_K_NOMINATED, {"president": self.president, "chancellor": t}, None))]
 
     # R4.3–R4.7
     def _vote(self, a: Vote) -> list[Event]:
@@ -493,7 +523,7 @@ class Game:
         # Dead seats keep -1, so pending living voters = all -1 minus the dead.
         voted = living - (votes.count(-1) - (self.n - living))
         cast = {"seat": seat, "voted": voted, "needed": living, "changed": changed}
-        events = [_event((Kind.VOTE_CAST, cast, None))]
+        events = [_event((_K_VOTE_CAST, cast, None))]
         if voted == living:
             self._tally(events, living)
         return events
@@ -529,7 +559,7 @@ class Game:
         living = alive.count(True)
         voted = living - (votes.count(-1) - (n - living))
         cast = {"seat": None, "voted": voted, "needed": living, "changed": False}
-        events = [_event((Kind.VOTE_CAST, cast, None))]
+        events = [_event((_K_VOTE_CAST, cast, None))]
         if voted == living:
             self._tally(events, living)
         return events
@@ -566,7 +596,7 @@ class Game:
                 _BALLOT_FORMS[key] = forms
         elected = ja * 2 > living  # strict majority of living players; a tie fails (R4.4)
         result = {"votes": list(ballots), "ja": ja, "nein": living - ja, "elected": elected}
-        events.append(_event((Kind.VOTE_RESULT, result, None)))
+        events.append(_event((_K_VOTE_RESULT, result, None)))
         self.history.append(["e", self.round, self.president, self.chancellor, ballot_chars])
         if not elected:  # R4.5
             self._advance_tracker(events)
@@ -576,7 +606,7 @@ class Game:
         pres, chan = self.president, self.chancellor
         self.last_president, self.last_chancellor = pres, chan  # R4.6
         events.append(
-            _event((Kind.GOVERNMENT_ELECTED, {"president": pres, "chancellor": chan}, None))
+            _event((_K_GOVERNMENT_ELECTED, {"president": pres, "chancellor": chan}, None))
         )
         if self.fascist >= HITLER_ZONE:
             if self.roles[chan] == HITLER:  # R10.4
@@ -584,7 +614,7 @@ class Game:
                 return
             if not self.confirmed[chan]:
                 self.confirmed[chan] = True
-                events.append(_event((Kind.CONFIRMED_NOT_HITLER, {"seat": chan}, None)))
+                events.append(_event((_K_CONFIRMED_NOT_HITLER, {"seat": chan}, None)))
         # R5.1: draw pile always holds 3 here, thanks to the reshuffle check of R5.4.
         draw = self.draw
         self.hand = hand = draw[-3:]  # the top three, top first (the top is last in draw)
@@ -595,10 +625,10 @@ class Game:
         veto = self.fascist >= VETO_AT  # R7.1
         events.append(
             _event(
-                (Kind.SESSION_STARTED, {"president": pres, "chancellor": chan, "veto": veto}, None)
+                (_K_SESSION_STARTED, {"president": pres, "chancellor": chan, "veto": veto}, None)
             )
         )
-        events.append(_event((Kind.PRESIDENT_HAND, {"policies": list(hand)}, (pres,))))
+        events.append(_event((_K_PRESIDENT_HAND, {"policies": list(hand)}, (pres,))))
 
     # R5.1
     def _discard(self, a: Discard) -> list[Event]:
@@ -614,11 +644,11 @@ class Game:
         chan = self.chancellor
         return [
             _event(
-                (Kind.PRESIDENT_DISCARDED, {"president": self.president, "chancellor": chan}, None)
+                (_K_PRESIDENT_DISCARDED, {"president": self.president, "chancellor": chan}, None)
             ),
             _event(
                 (
-                    Kind.CHANCELLOR_HAND,
+                    _K_CHANCELLOR_HAND,
                     {"policies": list(self.hand), "veto": self.fascist >= VETO_AT},
                     (chan,),
                 )
@@ -648,13 +678,13 @@ class Game:
             self._start_round(events)
             return events
         events.append(
-            _event((Kind.POWER_GRANTED, {"power": power, "president": self.president}, None))
+            _event((_K_POWER_GRANTED, {"power": power, "president": self.president}, None))
         )
-        if power is Power.PEEK:  # R9.4: nothing to choose, so it happens at once
+        if power is _PEEK:  # R9.4: nothing to choose, so it happens at once
             top = self.draw[-3:][::-1]
             self.history.append(["peek", self.president])
-            events.append(_event((Kind.PEEKED, {"president": self.president}, None)))
-            events.append(_event((Kind.PEEK_RESULT, {"policies": top}, (self.president,))))
+            events.append(_event((_K_PEEKED, {"president": self.president}, None)))
+            events.append(_event((_K_PEEK_RESULT, {"policies": top}, (self.president,))))
             self._start_round(events)
         else:
             self.phase = POWER_PHASES[power]
@@ -668,13 +698,13 @@ class Game:
             self.fascist += 1
         self.tracker = 0
         data = {"policy": policy, "liberal": self.liberal, "fascist": self.fascist, "chaos": chaos}
-        events.append(_event((Kind.CHAOS if chaos else Kind.POLICY_ENACTED, data, None)))
+        events.append(_event((_K_CHAOS if chaos else _K_POLICY_ENACTED, data, None)))
         if self.liberal >= LIBERAL_TRACK:
             self._finish(events, Winner.LIBERAL, Condition.FIVE_LIBERAL)
         elif self.fascist >= FASCIST_TRACK:
             self._finish(events, Winner.FASCIST, Condition.SIX_FASCIST)
         elif policy == FASCIST and self.fascist == VETO_AT:
-            events.append(_event((Kind.VETO_UNLOCKED, {}, None)))
+            events.append(_event((_K_VETO_UNLOCKED, {}, None)))
 
     def _reshuffle_if_needed(self, events: list[Event]) -> None:
         if len(self.draw) < 3:
@@ -682,7 +712,7 @@ class Game:
             self.discard = []
             self.rng = rng.shuffle(self.rng, pile)
             self.draw = pile
-            events.append(_event((Kind.DECK_RESHUFFLED, {"draw": len(pile)}, None)))
+            events.append(_event((_K_DECK_RESHUFFLED, {"draw": len(pile)}, None)))
 
     # R7
     def _propose_veto(self, a: ProposeVeto) -> list[Event]:
@@ -693,7 +723,7 @@ class Game:
             raise IllegalAction(Reason.VETO_ALREADY_REFUSED)
         self.phase = _VETO
         gov = {"president": self.president, "chancellor": self.chancellor}
-        return [_event((Kind.VETO_PROPOSED, gov, None))]
+        return [_event((_K_VETO_PROPOSED, gov, None))]
 
     def _answer_veto(self, a: AnswerVeto) -> list[Event]:
         self._expect(_VETO, a.seat, self.president)
@@ -704,8 +734,8 @@ class Game:
             self.veto_refused = True
             self.phase = _ENACT
             self.history.append(["vr"])
-            return [_event((Kind.VETO_REFUSED, gov, None))]
-        events = [_event((Kind.VETO_ACCEPTED, gov, None))]
+            return [_event((_K_VETO_REFUSED, gov, None))]
+        events = [_event((_K_VETO_ACCEPTED, gov, None))]
         self.history.append(["v"])
         self.discard.extend(self.hand)  # R7.3
         self.hand = []
@@ -718,7 +748,7 @@ class Game:
     # R6
     def _advance_tracker(self, events: list[Event]) -> None:
         self.tracker += 1
-        events.append(_event((Kind.TRACKER_ADVANCED, {"tracker": self.tracker}, None)))
+        events.append(_event((_K_TRACKER_ADVANCED, {"tracker": self.tracker}, None)))
         if self.tracker < CHAOS_AT:
             return
         policy = self.draw.pop()
@@ -748,18 +778,18 @@ class Game:
                 raise IllegalAction(Reason.ALREADY_INVESTIGATED)
             self.investigated[t] = True
             self.history.append(["i", pres, t])
-            events.append(_event((Kind.INVESTIGATED, {"president": pres, "target": t}, None)))
+            events.append(_event((_K_INVESTIGATED, {"president": pres, "target": t}, None)))
             result = {"target": t, "party": party_of(self.roles[t])}
-            events.append(_event((Kind.INVESTIGATION_RESULT, result, (pres,))))
+            events.append(_event((_K_INVESTIGATION_RESULT, result, (pres,))))
         elif phase is _SPECIAL:
             self.special = t
             self.anchor = pres  # R8.2: rotation resumes after the calling President
             self.history.append(["s", pres, t])
-            events.append(_event((Kind.SPECIAL_ELECTION, {"president": pres, "target": t}, None)))
+            events.append(_event((_K_SPECIAL_ELECTION, {"president": pres, "target": t}, None)))
         else:
             self.alive[t] = False
             self.history.append(["x", pres, t])
-            events.append(_event((Kind.EXECUTED, {"president": pres, "target": t}, None)))
+            events.append(_event((_K_EXECUTED, {"president": pres, "target": t}, None)))
             if self.roles[t] == HITLER:  # R9.5, R10.2
                 self._finish(events, Winner.LIBERAL, Condition.HITLER_EXECUTED)
                 return events
@@ -785,7 +815,7 @@ class Game:
         self.votes = [-1] * self.n
         self.phase = _NOMINATE
         data = {"round": self.round, "president": candidate, "special": special}
-        events.append(_event((Kind.ROUND_STARTED, data, None)))
+        events.append(_event((_K_ROUND_STARTED, data, None)))
 
     def _next_living(self, seat: int) -> int:
         """The next living seat clockwise after ``seat`` (someone is always alive, R9.5)."""
@@ -802,7 +832,7 @@ class Game:
         self.condition = condition
         self.history.append(["end", winner.value, condition.value])
         data = {"winner": winner, "condition": condition, "roles": list(self.roles)}
-        events.append(_event((Kind.GAME_OVER, data, None)))
+        events.append(_event((_K_GAME_OVER, data, None)))
 
     # ------------------------------------------------------------------ views (R11)
 
