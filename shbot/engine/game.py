@@ -144,7 +144,7 @@ _PROPOSE_VETO = tuple(ProposeVeto(s) for s in _SEATS)
 _ANSWERS = tuple((AnswerVeto(s, True), AnswerVeto(s, False)) for s in _SEATS)
 
 
-_FULL_TABLE_NOMINATIONS: dict[tuple[int, int, int, int], tuple[Action, ...]] = {}
+_FULL_TABLE_NOMINATIONS: dict[tuple[int, int, int, int], tuple[Nominate, ...]] = {}
 """(players, candidate, last chancellor, last president) → nominations open while every
 player lives: under 8,000 keys in all, filled as they come up."""
 _BALLOT_FORMS: dict[tuple[int, ...], tuple[tuple[int | None, ...], str, int]] = {}
@@ -447,11 +447,13 @@ class Game:
                     return list(_FULL_TABLE_NOMINATIONS[key])
                 except KeyError:
                     pass
-            row = _NOMINATIONS[seat]
-            acts = [row[t] for t in range(n) if alive[t] and t != seat and t != chan and t != pres]
+            noms = _NOMINATIONS[seat]
+            offered = [
+                noms[t] for t in range(n) if alive[t] and t != seat and t != chan and t != pres
+            ]
             if living == n:
-                _FULL_TABLE_NOMINATIONS[key] = tuple(acts)
-            return acts
+                _FULL_TABLE_NOMINATIONS[key] = tuple(offered)
+            return offered
         if phase is _DISCARD:
             return _choices(_DISCARDS[seat], self.hand)
         if phase is _VETO:
