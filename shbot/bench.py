@@ -124,6 +124,7 @@ def _engine(args: argparse.Namespace) -> list[Row]:
 # (shbot.devtools.driver). They import Telegram only when they run.
 
 BOT_PLAYERS = 7
+PLAYER_READS = 32  # games whose next move is looked up at once
 
 
 def _ms(seconds: float) -> float:
@@ -172,7 +173,6 @@ async def _store(kind: str, redis_url: str | None = None) -> AsyncIterator[Any]:
     assert redis_url is not None
     prefix = f"bench:{uuid.uuid4().hex[:10]}:"
     store = open_store(redis_url=redis_url, prefix=prefix)
-    store.bench_prefix = prefix
     try:
         yield store
     finally:
@@ -228,7 +228,12 @@ async def _play_phases(
     seconds = 0.0
     while max_phases is None or phases < max_phases:
         active = [run for run in runs if not run.done]
-        found = await asyncio.gather(*(run.next_update() for run in active), return_exceptions=True)
+        found: list[Any] = []
+        for i in range(0, len(active), PLAYER_READS):  # the store's pool has 50 connections
+            found += await asyncio.gather(
+                *(run.next_update() for run in active[i : i + PLAYER_READS]),
+                return_exceptions=True,
+            )
         batch = []
         for payload in found:
             if isinstance(payload, BaseException) and not isinstance(payload, NotReady):
@@ -402,7 +407,7 @@ async def bench_scale(games: int, seed: int = 0) -> list[Row]:
                         updates += done.updates
                         seconds += done.seconds
                         if repeats == 1:
-                            memory = _bytes_per_game(key_sizes(url, store.bench_prefix), runs)
+                            memory = _bytes_per_game(key_sizes(url, store.prefix), runs)
                             rss, peak = _rss_mb()
                 rows.append(
                     {

@@ -10,6 +10,7 @@ answers, so the fake gets the same parameters as through its in-process request 
 from __future__ import annotations
 
 import json
+import logging
 from types import SimpleNamespace
 from typing import Any
 from urllib.parse import parse_qsl
@@ -76,6 +77,8 @@ class _Handler(RequestHandler):
 
 def serve(fake: FakeBotAPI, port: int, host: str = "127.0.0.1") -> HTTPServer:
     """Start serving ``fake`` on ``host:port`` in the running event loop; ``stop()`` ends it."""
+    # Error answers (a 400 "message is not modified") are normal here: no access log.
+    logging.getLogger("tornado.access").setLevel(logging.ERROR)
     app = Application([(r"/bot([^/]+)/([A-Za-z]+)", _Handler, {"fake": fake})])
     server = HTTPServer(app)
     server.listen(port, address=host)
