@@ -237,6 +237,7 @@ def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         "history": h.cmd_history,
         "rules": h.cmd_rules,
         "lang": h.cmd_lang,
+        "ping": h.cmd_ping,
     }
     for name, callback in commands.items():
         app.add_handler(CommandHandler(name, callback))

@@ -308,9 +308,7 @@ class Narrator:
         key = table.key("lobby")
         text = r.lobby_text(self.group, table, closed=closed)
         kb = (
-            None
-            if closed
-            else r.lobby_keyboard(self.group, table, self.bot_username, self.chat_id)
+            None if closed else r.lobby_keyboard(self.group, table, self.bot_username, self.chat_id)
         )
         if table.msgs.get("lobby") or self.outbox.known(self.chat_id, key):
             self.outbox.edit(

@@ -8,6 +8,7 @@ group's rate limit.
 from __future__ import annotations
 
 import logging
+import math
 from typing import Any, cast
 
 from telegram import (
@@ -37,6 +38,7 @@ from shbot.storage import GameExists, NoGame, StoreUnavailable
 from . import callbacks as cb
 from . import flow, jobs
 from . import render as r
+from . import render_timers as rt
 from .model import Player, Table, clean_name
 from .services import Services
 from .timers import preset_seconds
@@ -545,6 +547,28 @@ async def cmd_history(update: Update, context: Ctx) -> None:
         await reply(update.effective_message, t._("No game is running. /newgame opens one."))
         return
     await reply(update.effective_message, r.history_text(t, table))
+
+
+PING_EVERY = 60.0  # seconds between two /ping nudges in one group
+
+
+async def cmd_ping(update: Update, context: Ctx) -> None:
+    """Nudge whoever the game waits for (useful above all without timers); rate-limited."""
+    if not await group_only(update, context):
+        return
+    s = svc(context)
+    chat = update.effective_chat
+    assert chat is not None
+    t = await s.t_group(chat.id)
+    table = await current_table(context, chat.id)
+    if table is None or table.game is None or table.game.is_over:
+        await reply(update.effective_message, t._("No game is running. /newgame opens one."))
+        return
+    wait = s.ping_wait(chat.id, PING_EVERY)
+    if wait > 0:
+        await reply(update.effective_message, rt.ping_too_soon_text(t, math.ceil(wait)))
+        return
+    await jobs.nudge(s, chat.id, table, None)
 
 
 async def resend_prompt(context: Ctx, chat_id: int, user_id: int) -> bool:

@@ -103,9 +103,7 @@ def nudge_text(t: Translator, phase: Phase, seconds: int | None) -> str:
         text = t._("🔔 Your group is waiting for your choice: see my message above.")
     if seconds is None:
         return text
-    left = t.ngettext(
-        "{count} second left.", "{count} seconds left.", seconds, count=seconds
-    )
+    left = t.ngettext("{count} second left.", "{count} seconds left.", seconds, count=seconds)
     return f"{text}\n{left}"
 
 

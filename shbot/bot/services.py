@@ -37,6 +37,16 @@ class Services:
     _locks: dict[int, asyncio.Lock] = field(default_factory=dict)
     _user_lang: dict[int, tuple[str, float]] = field(default_factory=dict)
     _group_lang: dict[int, tuple[str, float]] = field(default_factory=dict)
+    _pinged: dict[int, float] = field(default_factory=dict)
+
+    def ping_wait(self, chat_id: int, every: float) -> float:
+        """Seconds before the group may /ping again (0: now, and the clock restarts)."""
+        now = time.monotonic()
+        last = self._pinged.get(chat_id)
+        if last is not None and now - last < every:
+            return every - (now - last)
+        self._pinged[chat_id] = now
+        return 0.0
 
     @contextlib.asynccontextmanager
     async def chat_lock(self, chat_id: int) -> AsyncIterator[None]:
