@@ -59,10 +59,11 @@ PRIVATE_PHASES = (
 class Refusal(Exception):
     """The press changes nothing; ``text`` is already localized for the presser."""
 
-    def __init__(self, text: str, *, alert: bool = True) -> None:
+    def __init__(self, text: str, *, alert: bool = True, code: str = "") -> None:
         super().__init__(text)
         self.text = text
         self.alert = alert
+        self.code = code  # machine-readable, for callers that react to one refusal
 
 
 @dataclass
@@ -95,7 +96,7 @@ def apply_join(record: GameRecord, player: Player, t: Translator) -> Outcome:
     existing = table.player(player.id)
     if existing is not None:
         if existing.ready == player.ready or existing.ready:
-            raise Refusal(t._("You are already in this game."), alert=False)
+            raise Refusal(t._("You are already in this game."), alert=False, code="joined")
         existing.ready = True
     else:
         if len(table.players) >= MAX_PLAYERS:

@@ -301,7 +301,7 @@ async def join_lobby(
         table = await current_table(context, chat_id)
         if table is None or table.player(user.id) is None:
             await s.store.release_players(chat_id, [user.id])  # only if bound to chat_id
-        if via_private and "already" in refusal.text:
+        if via_private and refusal.code == "joined":
             await reply(message, t._("✅ You are in the game. Go back to the group!"))
         else:
             await answer(query, message, refusal.text, alert=refusal.alert)
