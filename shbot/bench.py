@@ -583,6 +583,7 @@ def _messages(args: argparse.Namespace) -> list[Row]:
 SCALEOUT_GAMES = 20
 SCALEOUT_PROCESSES = 2
 SCALEOUT_START_TIMEOUT = 30.0
+SCALEOUT_STALL = 15.0  # seconds without a button to press before the run gives up
 
 
 class _WebhookPlayers:
@@ -608,7 +609,7 @@ class _WebhookPlayers:
         self.sent[i] += 1
 
 
-async def _quiet(fake: Any, *, quiet: float = 0.03, timeout: float = 30.0) -> None:
+async def _quiet(fake: Any, *, quiet: float = 0.01, timeout: float = 30.0) -> None:
     """Wait until every callback query is answered and the fake saw no call for ``quiet``
     seconds: the bot processes have done what the last updates asked."""
     deadline = time.monotonic() + timeout
@@ -687,7 +688,7 @@ async def bench_scaleout(games: int, seed: int = 0) -> list[Row]:
         lost: list[str] = []
         start = time.perf_counter()
         async with httpx.AsyncClient(timeout=10) as client:
-            stalls = 0
+            progress = time.monotonic()
             while not all(r.done for r in runs):
                 batch: list[Row] = []
                 for run in runs:
@@ -699,12 +700,11 @@ async def bench_scaleout(games: int, seed: int = 0) -> list[Row]:
                         lost.append(str(exc))
                         run.done = True
                 if not batch:
-                    stalls += 1
-                    if stalls > 20:
+                    if time.monotonic() - progress > SCALEOUT_STALL:
                         raise RuntimeError("the games stalled: no buttons to press")
                     await _quiet(fake)
                     continue
-                stalls = 0
+                progress = time.monotonic()
                 await asyncio.gather(*(hook.feed(client, p) for p in batch))
                 await _quiet(fake)
         seconds = time.perf_counter() - start
