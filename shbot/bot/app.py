@@ -27,7 +27,7 @@ from shbot.i18n import LANGUAGES, Translator, translator
 from shbot.storage import Store
 
 from . import handlers as h
-from . import jobs, logs
+from . import jobs, logs, settings
 from .config import Config
 from .flow import PRIVATE_PHASES
 from .model import Table
@@ -64,6 +64,10 @@ def group_commands(t: Translator) -> list[BotCommand]:
         BotCommand("cancelgame", t._("Cancel the game")),
         BotCommand("rules", t._("The rules")),
         BotCommand("lang", t._("Change the language")),
+        BotCommand("ping", t._("Remind whom the game waits for")),
+        BotCommand("settings", t._("Group settings (admins)")),
+        BotCommand("stats", t._("Statistics of this group")),
+        BotCommand("nextgame", t._("Tell me when the next game opens")),
         BotCommand("help", t._("Help")),
     ]
 
@@ -73,6 +77,7 @@ def private_commands(t: Translator) -> list[BotCommand]:
         BotCommand("start", t._("About this bot")),
         BotCommand("rules", t._("The rules")),
         BotCommand("lang", t._("Change the language")),
+        BotCommand("stats", t._("Your statistics")),
         BotCommand("help", t._("Help")),
     ]
 
@@ -238,9 +243,13 @@ def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         "rules": h.cmd_rules,
         "lang": h.cmd_lang,
         "ping": h.cmd_ping,
+        "settings": settings.cmd_settings,
+        "stats": settings.cmd_stats,
+        "nextgame": settings.cmd_nextgame,
     }
     for name, callback in commands.items():
         app.add_handler(CommandHandler(name, callback))
+    app.add_handler(CallbackQueryHandler(settings.on_callback, pattern=r"^@set:"))
     app.add_handler(CallbackQueryHandler(h.on_callback))
     app.add_handler(MessageHandler(filters.COMMAND, h.cmd_unknown))
     app.add_error_handler(h.on_error)

@@ -27,8 +27,8 @@ GAME_OPS = frozenset(
     | {CANCEL_YES, CANCEL_NO}
 )
 # Free operations.
-LANG, RULES = "lang", "rules"
-FREE_OPS = frozenset({LANG, RULES})
+LANG, RULES, SETTINGS = "lang", "rules", "set"
+FREE_OPS = frozenset({LANG, RULES, SETTINGS})
 
 
 @dataclass(frozen=True)

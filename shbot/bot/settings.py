@@ -1,0 +1,208 @@
+"""/settings (group admins, in private), /stats and /nextgame.
+
+The settings menu is sent to the admin's private chat, in the admin's language, so a group
+is not flooded while someone tries options. Admin rights are checked again on every press:
+the menu may outlive the rights of whoever opened it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from typing import Any
+
+from telegram import CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, Update
+from telegram.constants import ParseMode
+from telegram.error import BadRequest, Forbidden
+
+from shbot.i18n import LANGUAGES
+from shbot.storage import NoGame
+
+from . import callbacks as cb
+from . import flow, jobs, timers
+from . import render as r
+from . import render_settings as rs
+from .config import TIMER_PRESETS
+from .handlers import Ctx, group_only, is_admin, is_group, reply, set_language, svc
+
+log = logging.getLogger(__name__)
+
+
+async def _title(context: Ctx, chat_id: int) -> str:
+    try:
+        chat = await context.bot.get_chat(chat_id)
+    except Exception:  # a title is cosmetic
+        return str(chat_id)
+    return chat.title or str(chat_id)
+
+
+async def cmd_settings(update: Update, context: Ctx) -> None:
+    s = svc(context)
+    chat, user, message = update.effective_chat, update.effective_user, update.effective_message
+    if chat is None or user is None:
+        return
+    if not is_group(chat):
+        t = await s.t_user(user)
+        await reply(message, t._("Send /settings in your group: I will open its settings here."))
+        return
+    tg = await s.t_group(chat.id)
+    if not await is_admin(context, chat.id, user.id):
+        await reply(message, tg._("Only a group admin can change the settings."))
+        return
+    t = await s.t_user(user)
+    group = await s.store.get_group(chat.id)
+    text = rs.settings_text(t, chat.title or str(chat.id), group, s.config.timers)
+    keyboard = rs.settings_keyboard(t, chat.id, group, s.config.timers)
+    try:
+        await context.bot.send_message(
+            user.id, text, parse_mode=ParseMode.HTML, reply_markup=keyboard
+        )
+    except Forbidden:
+        link = r.deep_link(s.bot_username, "settings") if s.bot_username else None
+        markup = (
+            InlineKeyboardMarkup([[InlineKeyboardButton(tg._("💬 Open private chat"), url=link)]])
+            if link
+            else None
+        )
+        await reply(
+            message,
+            tg._(
+                "I cannot write to you in private yet: open a private chat with me, then "
+                "send /settings here again."
+            ),
+            markup,
+        )
+        return
+    await reply(message, tg._("⚙️ I sent you the settings in private."))
+
+
+def _parse(arg: str) -> tuple[int, str] | None:
+    chat, _, code = arg.partition("_")
+    chat_id = rs.parse_chat_arg(chat)
+    if chat_id is None or chat_id >= 0 or not code:
+        return None
+    return chat_id, code
+
+
+def _change(code: str) -> dict[str, Any] | None:
+    """The group-settings change a settings button asks for (None: not a setting)."""
+    if code[:1] == "l" and code[1:] in LANGUAGES:
+        return {"lang": code[1:]}
+    for preset, c in rs.TIMER_CODES.items():
+        if code == c:
+            return {"timers": preset}
+    for rule, c in rs.VOTE_CODES.items():
+        if code == c:
+            return {"missing_votes": rule}
+    for shuffled, c in rs.SEAT_CODES.items():
+        if code == c:
+            return {"shuffle_seats": shuffled}
+    for on, c in rs.REBALANCED_CODES.items():
+        if code == c:
+            return {"rebalanced": on}
+    return None
+
+
+async def on_settings_press(context: Ctx, query: CallbackQuery, arg: str) -> None:
+    s = svc(context)
+    user = query.from_user
+    t = await s.t_user(user)
+    parsed = _parse(arg)
+    change = _change(parsed[1]) if parsed else None
+    if parsed is None or change is None:
+        await query.answer(t._("This button is not valid."), show_alert=True)
+        return
+    chat_id = parsed[0]
+    if not await is_admin(context, chat_id, user.id):
+        await query.answer(t._("Only a group admin can change the settings."), show_alert=True)
+        return
+    if "lang" in change:
+        await set_language(context, chat_id, True, change["lang"])
+    else:
+        await s.store.update_group(chat_id, change)
+    if "timers" in change:
+        await _apply_timers(context, chat_id, TIMER_PRESETS[change["timers"]])
+    log.info("chat %s: settings changed by %s: %s", chat_id, user.id, sorted(change))
+    group = await s.store.get_group(chat_id)
+    title = await _title(context, chat_id)
+    await query.answer(t._("Saved."))
+    with contextlib.suppress(BadRequest):  # "message is not modified" on a repeated press
+        await query.edit_message_text(
+            rs.settings_text(t, title, group, s.config.timers),
+            parse_mode=ParseMode.HTML,
+            reply_markup=rs.settings_keyboard(t, chat_id, group, s.config.timers),
+        )
+
+
+async def _apply_timers(context: Ctx, chat_id: int, seconds: int) -> None:
+    """A running game takes the new timers at once (a fresh clock for the current step)."""
+    s = svc(context)
+    try:
+        async with s.chat_lock(chat_id):
+            _, table = await s.store.update_game(
+                chat_id, lambda rec: timers.apply_timer_setting(rec, seconds)
+            )
+    except (NoGame, flow.Refusal):
+        return
+    jobs.arm(context.application, chat_id, table)
+
+
+# ---------------------------------------------------------------------------- /stats, /nextgame
+
+
+async def cmd_stats(update: Update, context: Ctx) -> None:
+    s = svc(context)
+    chat, user, message = update.effective_chat, update.effective_user, update.effective_message
+    if chat is None or user is None:
+        return
+    if is_group(chat):
+        t = await s.t_group(chat.id)
+        stats = await s.store.group_stats(chat.id)
+        await reply(message, rs.group_stats_text(t, chat.title or "", stats))
+    else:
+        t = await s.t_user(user)
+        await reply(message, rs.user_stats_text(t, await s.store.user_stats(user.id)))
+
+
+async def cmd_nextgame(update: Update, context: Ctx) -> None:
+    """Be told once, in private, when the next lobby opens in this group."""
+    if not await group_only(update, context):
+        return
+    s = svc(context)
+    chat, user, message = update.effective_chat, update.effective_user, update.effective_message
+    assert chat is not None and user is not None
+    tg = await s.t_group(chat.id)
+    settings = await s.store.get_user(user.id)
+    if not settings.get("dm"):
+        link = r.deep_link(s.bot_username, "nextgame") if s.bot_username else None
+        markup = (
+            InlineKeyboardMarkup([[InlineKeyboardButton(tg._("💬 Open private chat"), url=link)]])
+            if link
+            else None
+        )
+        await reply(
+            message,
+            tg._(
+                "Open a private chat with me first, so that I can tell you; then send "
+                "/nextgame here again."
+            ),
+            markup,
+        )
+        return
+    if await s.store.subscribe_next(chat.id, user.id):
+        await reply(message, tg._("🔔 I will tell you in private when the next game opens here."))
+    else:
+        await reply(message, tg._("You are already on the list for the next game here."))
+
+
+async def on_callback(update: Update, context: Ctx) -> None:
+    """Settings buttons (``@set:...``), registered ahead of the game callbacks."""
+    query = update.callback_query
+    if query is None or query.from_user is None:
+        return
+    press = cb.parse(query.data)
+    if not isinstance(press, cb.FreePress) or press.op != cb.SETTINGS:
+        t = await svc(context).t_user(query.from_user)
+        await query.answer(t._("This button is not valid."), show_alert=True)
+        return
+    await on_settings_press(context, query, press.arg)
