@@ -2,8 +2,11 @@
 short human table on stderr.
 
 Each benchmark registers itself with :func:`register` and returns its JSON rows; ``all``
-runs every registered benchmark in turn. Today there is ``engine`` (complete random games
-on one core); the bot, scale and message benchmarks register here the same way.
+runs every registered benchmark in turn: ``engine`` (complete random games on one core),
+``bot`` (updates through the real Application, SQLite and Redis), ``scale`` (1 to 1,000
+games at once), ``messages`` (Bot API calls per game, under the real rate limiter on a
+virtual clock) and ``scaleout`` (two webhook processes on one Redis). docs/benchmarks.md
+explains each and records a run.
 """
 
 from __future__ import annotations
