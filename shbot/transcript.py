@@ -50,7 +50,8 @@ def get_translator(lang: str = "en") -> Translator:
 
 
 ROLE_NAMES = {LIBERAL: N_("Liberal"), FASCIST: N_("Fascist"), HITLER: N_("Hitler")}
-POLICY_NAMES = {LIBERAL: N_("Liberal"), FASCIST: N_("Fascist")}
+# Tiles get their own words (a role and a tile differ in ja and in gendered fr).
+POLICY_NAMES = {LIBERAL: N_("🔵 Liberal"), FASCIST: N_("🔴 Fascist")}
 POWER_NAMES = {
     "investigate": N_("{president} may investigate a player's loyalty."),
     "special_election": N_("{president} may call a special election."),
@@ -288,7 +289,8 @@ class _Renderer:
         self.board(e.data["liberal"], e.data["fascist"])
 
     def chaos(self, e: Event) -> None:
-        self.say(self.t.gettext(CHAOS[e.data["policy"]]))
+        message = CHAOS[e.data["policy"]]  # a variable: the extractor must not take "policy"
+        self.say(self.t.gettext(message))
         self.board(e.data["liberal"], e.data["fascist"])
 
     def reshuffled(self, e: Event) -> None:
