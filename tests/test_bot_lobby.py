@@ -268,6 +268,9 @@ async def test_cancel_needs_the_host_or_an_admin_and_a_confirmation(bot: Bot) ->
     await bot.settle()
     assert h.answer(query).show_alert
     assert h.answer(query).text == "Only the host or a group admin can cancel the game."
+    query = await h.press(users[3], confirm, text="No, keep playing")
+    assert h.answer(query).show_alert, "others cannot dismiss the host's question"
+    assert bot.fake.message(group.id, confirm.message_id).buttons() == confirm.buttons()
     await h.press(users[0], confirm, text="No, keep playing")
     await bot.settle()
     confirm = bot.fake.message(group.id, confirm.message_id)

@@ -634,6 +634,17 @@ async def on_callback(update: Update, context: Ctx) -> None:
     elif op == cb.CANCEL_YES:
         await cancel_confirmed(context, query, press, tg)
     elif op == cb.CANCEL_NO:
+        table = await current_table(context, chat_id)
+        if (
+            table is not None
+            and table.gid == press.game_id
+            and user.id != table.host
+            and not await is_admin(context, chat_id, user.id)
+        ):  # others may not dismiss the host's question either
+            await query.answer(
+                tg._("Only the host or a group admin can cancel the game."), show_alert=True
+            )
+            return
         await query.answer()
         if message is not None:
             s.outbox.edit(chat_id, tg._("The game goes on."), None, message_id=message.message_id)
