@@ -28,6 +28,7 @@ from shbot.bot import flow
 from shbot.bot import render as r
 from shbot.bot.handlers import rules_keyboard
 from shbot.bot.model import MAX_NAME, Player, Table
+from shbot.bot.render_settings import settings_keyboard
 from shbot.engine import FASCIST, HITLER, LIBERAL, Game, Reason
 from shbot.i18n import LANGUAGE_NAMES, LANGUAGES, Translator, placeholders, translator
 from shbot.storage import GameRecord
@@ -62,6 +63,43 @@ def _callee(node: ast.Call) -> str:
     return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
 
 
+Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+@dataclass
+class Source:
+    """Every module of ``shbot/bot``: its functions by name and each node's function."""
+
+    trees: dict[str, ast.Module] = field(default_factory=dict)
+    defs: dict[str, list[Function]] = field(default_factory=dict)
+    owner: dict[int, Function] = field(default_factory=dict)  # id(node) -> innermost function
+
+    @classmethod
+    def read(cls) -> Source:
+        src = cls()
+        for path in BOT_SOURCES:
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            src.trees[path.name] = tree
+            src._index(tree, None)
+        return src
+
+    def _index(self, node: ast.AST, function: Function | None) -> None:
+        for child in ast.iter_child_nodes(node):
+            inner = function
+            if isinstance(child, Function):
+                self.defs.setdefault(child.name, []).append(child)
+                inner = child
+            if inner is not None:
+                self.owner[id(child)] = inner
+            self._index(child, inner)
+
+    def calls_to(self, name: str) -> Iterator[ast.Call]:
+        for tree in self.trees.values():
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Call) and _callee(node) == name:
+                    yield node
+
+
 def _assignments(scope: ast.AST) -> dict[str, list[ast.expr]]:
     out: dict[str, list[ast.expr]] = {}
     for node in ast.walk(scope):
@@ -83,88 +121,107 @@ def _msgid(node: ast.expr, scope: ast.AST) -> str | None:
     return None
 
 
-def _follow(node: ast.expr | None, scope: ast.AST, found: Found, where: str) -> None:
-    """Record the messages ``node`` (a text shown to users) can evaluate to."""
-    if node is None:
-        return
-    if isinstance(node, ast.Constant):
-        if isinstance(node.value, str):
-            found.constants.add(node.value)
-        elif node.value is not None:
-            found.unknown.append(f"{where}: {ast.unparse(node)}")
-    elif isinstance(node, ast.Call) and _callee(node) in ("_", "gettext", "ngettext"):
-        ids = [_msgid(a, scope) for a in node.args[: 2 if _callee(node) == "ngettext" else 1]]
-        if all(ids):
-            found.messages.add(tuple(i for i in ids if i))
+@dataclass
+class Follower:
+    """Follows a text shown to users back to the messages it can be made of."""
+
+    src: Source
+    found: Found
+    seen: set[int] = field(default_factory=set)
+
+    def follow(self, node: ast.expr | None, scope: Function, where: str) -> None:
+        if node is None or id(node) in self.seen:
+            return
+        self.seen.add(id(node))
+        found = self.found
+        if isinstance(node, ast.Constant):
+            if isinstance(node.value, str):
+                found.constants.add(node.value)
+            elif node.value is not None:
+                found.unknown.append(f"{where}: {ast.unparse(node)}")
+        elif isinstance(node, ast.Call) and _callee(node) in ("_", "gettext", "ngettext"):
+            ids = [_msgid(a, scope) for a in node.args[: 2 if _callee(node) == "ngettext" else 1]]
+            if all(ids):
+                found.messages.add(tuple(i for i in ids if i))
+            else:
+                found.unknown.append(f"{where}: {ast.unparse(node)}")
+        elif isinstance(node, ast.Call) and _callee(node) in ALERT_FUNCTIONS | LABEL_FUNCTIONS:
+            found.functions.add(_callee(node))
+        elif isinstance(node, ast.Call) and _callee(node) in self.src.defs:
+            for function in self.src.defs[_callee(node)]:  # what the function returns
+                for inner in ast.walk(function):
+                    if isinstance(inner, ast.Return) and self.src.owner.get(id(inner)) is function:
+                        self.follow(inner.value, function, where)
+        elif isinstance(node, ast.Subscript):
+            if isinstance(node.value, ast.Name) and node.value.id == "LANGUAGE_NAMES":
+                found.functions.add("LANGUAGE_NAMES")
+            else:
+                self.follow(node.value, scope, where)  # text[:200] is text; {...}[key] too
+        elif isinstance(node, ast.Dict | ast.BoolOp):
+            for value in node.values:
+                self.follow(value, scope, where)
+        elif isinstance(node, ast.IfExp):
+            self.follow(node.body, scope, where)
+            self.follow(node.orelse, scope, where)
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            self.follow(node.left, scope, where)
+            self.follow(node.right, scope, where)
+        elif isinstance(node, ast.JoinedStr):
+            for part in node.values:
+                if isinstance(part, ast.FormattedValue):
+                    self.follow(part.value, scope, where)
+        elif isinstance(node, ast.Name) and node.id in (assigned := _assignments(scope)):
+            for value in assigned[node.id]:
+                self.follow(value, scope, where)
+        elif isinstance(node, ast.Name) and node.id in (params := _params(scope)):
+            position = params.index(node.id)  # a parameter: what its callers pass
+            for call in self.src.calls_to(scope.name):
+                keywords = {k.arg: k.value for k in call.keywords}
+                arg = call.args[position] if position < len(call.args) else keywords.get(node.id)
+                caller = self.src.owner.get(id(call))
+                if arg is not None and caller is not None:
+                    self.follow(arg, caller, where)
+        elif isinstance(node, ast.Attribute) and node.attr in ("text", "answer"):
+            pass  # a Refusal's or an Outcome's text: recorded where it was created
         else:
             found.unknown.append(f"{where}: {ast.unparse(node)}")
-    elif isinstance(node, ast.Call) and _callee(node) in ALERT_FUNCTIONS | LABEL_FUNCTIONS:
-        found.functions.add(_callee(node))
-    elif isinstance(node, ast.Subscript):
-        if isinstance(node.value, ast.Name) and node.value.id == "LANGUAGE_NAMES":
-            found.functions.add("LANGUAGE_NAMES")
-        else:
-            _follow(node.value, scope, found, where)  # text[:200] is text
-    elif isinstance(node, ast.BoolOp):
-        for value in node.values:
-            _follow(value, scope, found, where)
-    elif isinstance(node, ast.IfExp):
-        _follow(node.body, scope, found, where)
-        _follow(node.orelse, scope, found, where)
-    elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        _follow(node.left, scope, found, where)
-        _follow(node.right, scope, found, where)
-    elif isinstance(node, ast.Name) and node.id in (assigned := _assignments(scope)):
-        for value in assigned[node.id]:
-            _follow(value, scope, found, where)
-    elif isinstance(node, ast.Attribute) and node.attr in ("text", "answer"):
-        pass  # a Refusal's or an Outcome's text: recorded where it was created
-    elif isinstance(node, ast.Name) and node.id == "text":
-        pass  # the parameter of the answer() helper: recorded at its call sites
-    else:
-        found.unknown.append(f"{where}: {ast.unparse(node)}")
 
 
-def _functions(tree: ast.Module) -> Iterator[ast.AST]:
-    for node in ast.walk(tree):
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            yield node
+def _params(function: Function) -> list[str]:
+    return [a.arg for a in [*function.args.posonlyargs, *function.args.args]]
 
 
 @functools.cache
 def scan() -> tuple[Found, Found]:
     """(alerts, labels) of every module of ``shbot/bot``."""
-    alerts, labels = Found(), Found()
-    for path in BOT_SOURCES:
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for function in _functions(tree):
-            for node in ast.walk(function):
-                where = f"{path.name}:{getattr(node, 'lineno', '?')}"
-                if isinstance(node, ast.Call):
-                    name, args = _callee(node), node.args
-                    keywords = {k.arg: k.value for k in node.keywords}
-                    if name == "answer" and isinstance(node.func, ast.Attribute):
-                        _follow(args[0] if args else keywords.get("text"), function, alerts, where)
-                    elif name == "answer":  # handlers.answer(query, message, text, ...)
-                        _follow(
-                            args[2] if len(args) > 2 else keywords.get("text"),
-                            function,
-                            alerts,
-                            where,
-                        )
-                    elif name == "Refusal":
-                        if path.name == "timers.py":
-                            continue  # internal: a timer that has nothing to do, never shown
-                        _follow(args[0] if args else None, function, alerts, where)
-                    elif name == "Outcome":
-                        _follow(keywords.get("answer"), function, alerts, where)
-                    elif name == "InlineKeyboardButton":
-                        _follow(args[0] if args else keywords.get("text"), function, labels, where)
-                elif isinstance(node, ast.Assign):
-                    for target in node.targets:
-                        if isinstance(target, ast.Attribute) and target.attr == "answer":
-                            _follow(node.value, function, alerts, where)
-    return alerts, labels
+    src = Source.read()
+    alerts, labels = Follower(src, Found()), Follower(src, Found())
+    for filename, tree in src.trees.items():
+        for node in ast.walk(tree):
+            scope = src.owner.get(id(node))
+            if scope is None:
+                continue
+            where = f"{filename}:{getattr(node, 'lineno', '?')}"
+            if isinstance(node, ast.Call):
+                name, args = _callee(node), node.args
+                keywords = {k.arg: k.value for k in node.keywords}
+                if name == "answer" and isinstance(node.func, ast.Attribute):
+                    alerts.follow(args[0] if args else keywords.get("text"), scope, where)
+                elif name == "answer":  # handlers.answer(query, message, text, ...)
+                    alerts.follow(args[2] if len(args) > 2 else keywords.get("text"), scope, where)
+                elif name == "Refusal":
+                    if filename == "timers.py":
+                        continue  # internal: a timer that has nothing to do, never shown
+                    alerts.follow(args[0] if args else None, scope, where)
+                elif name == "Outcome":
+                    alerts.follow(keywords.get("answer"), scope, where)
+                elif name == "InlineKeyboardButton":
+                    labels.follow(args[0] if args else keywords.get("text"), scope, where)
+            elif isinstance(node, ast.Assign):
+                for target in node.targets:
+                    if isinstance(target, ast.Attribute) and target.attr == "answer":
+                        alerts.follow(node.value, scope, where)
+    return alerts.found, labels.found
 
 
 def test_the_scan_finds_the_alerts_and_labels_it_must() -> None:
@@ -272,6 +329,9 @@ def test_every_label_fits(lang: str) -> None:
     texts += [b.text for row in rules_keyboard(t, "overview").inline_keyboard for b in row]
     texts += [b.text for row in rules_keyboard(t).inline_keyboard for b in row]
     texts += list(LANGUAGE_NAMES.values())
+    for group in ({}, {"lang": lang, "timers": "off", "shuffle_seats": True, "rebalanced": True}):
+        keyboard = settings_keyboard(t, -1_000_000_000_000, group, "normal")
+        texts += [b.text for row in keyboard.inline_keyboard for b in row]  # with its ✅
     for text in texts:
         assert text.strip() and "\n" not in text, f"bad label {text!r}"
         assert "<" not in text and "&" not in text, f"labels are not HTML: {text!r}"
