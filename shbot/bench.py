@@ -19,6 +19,7 @@ import math
 import os
 import platform
 import resource
+import signal
 import subprocess
 import sys
 import tempfile
@@ -834,6 +835,8 @@ def add_parser(commands: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run the chosen benchmark(s): JSON lines on stdout, tables on stderr."""
+    # A SIGTERM unwinds like Ctrl-C, so the Redis and bot processes a bench started stop too.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     names: Sequence[str] = list(BENCHES) if args.name == "all" else [args.name]
     for name in names:
         bench = BENCHES[name]
