@@ -20,6 +20,7 @@ from tests.botplay import (
     running_bot,
     step_message,
 )
+from tests.botrestart import StoreFactory, reopen, restartable_bot  # noqa: F401
 from tests.harness import FakeUser, make_users
 
 EN = translator("en")
@@ -248,18 +249,18 @@ async def test_timers_off_means_no_deadline_and_ping_nudges(store: Store) -> Non
         assert len([m for m in bot.fake.messages(group.id) if "waiting for you" in m.text]) == 1
 
 
-async def test_deadlines_survive_a_restart(store: Store) -> None:
-    async with running_bot(store, timers="short") as bot:
+async def test_deadlines_survive_a_restart(reopen: StoreFactory) -> None:  # noqa: F811
+    """On SQLite and on Redis: the new process re-arms the stored deadline, which then fires."""
+    async with restartable_bot(reopen) as (restarts, bot):
         users = make_users(5)
         group = await open_game(bot, users, seed=19)
         table = await bot.table(group)
-        assert table is not None
-        deadline = table.deadline
-    async with running_bot(store, timers="short") as bot2:
-        await bot2.app.post_init(bot2.app)  # as run_polling does: recover running games
-        again = await bot2.table(group.id)
-        assert again is not None and again.deadline == deadline
-        assert jobs_named(bot2, f"deadline:{group.id}")
-        assert await fire(bot2, "deadline", group.id)
-        moved = await bot2.table(group.id)
+        assert table is not None and table.deadline is not None
+        await restarts.restart(bot)
+        again = await bot.table(group.id)
+        assert again is not None and again.deadline == table.deadline
+        assert jobs_named(bot, f"deadline:{group.id}"), "the restarted bot did not re-arm"
+        assert await fire(bot, "deadline", group.id)
+        moved = await bot.table(group.id)
         assert moved is not None and moved.step > table.step
+        restarts.assert_no_errors(bot)
