@@ -86,12 +86,6 @@ def open_configured_store(config: Config) -> Store:
     return open_store(redis_url=config.redis_url, sqlite_path=config.db_path, **opts)
 
 
-async def _open(config: Config) -> Store:
-    store = open_configured_store(config)
-    await store.ping()
-    return store
-
-
 # --------------------------------------------------------------------------- health
 
 
