@@ -166,7 +166,7 @@ def apply_start(
         )
         # An alert holds 200 characters: shorten the names, never the sentence around them.
         room = MAX_ALERT - len(t._(waiting, names=""))
-        names = ", ".join(p.name for p in unready)
+        names = t._(", ").join(p.name for p in unready)
         if len(names) > room:
             names = names[: max(room - 1, 1)] + "…"
         raise Refusal(t._(waiting, names=names))

@@ -497,7 +497,10 @@ async def cancel_confirmed(
     await query.answer()
     s.outbox.edit(
         chat_id,
-        t._("🛑 The game was cancelled by {name}.", name=r.esc(clean_name(user.full_name, "?"))),
+        t._(
+            "🛑 The game was cancelled by {name}.",
+            name=r.name([clean_name(user.full_name, "?")], 0),
+        ),
         None,
         message_id=message.message_id,
     )
