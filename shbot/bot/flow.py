@@ -423,7 +423,9 @@ class Narrator:
         t = self.user_t(user.id)
         text: str | None = None
         if isinstance(action, Discard):
-            hand = next((e.data["policies"] for e in events if e.kind is Kind.CHANCELLOR_HAND), [])
+            hand: list[str] = next(
+                (e.data["policies"] for e in events if e.kind is Kind.CHANCELLOR_HAND), []
+            )
             text = r.done_discard_text(t, action.policy, hand)
         elif isinstance(action, Enact):
             text = r.done_enact_text(t, action.policy)

@@ -854,7 +854,7 @@ async def tell_unavailable(update: object, context: Ctx) -> None:
     if not isinstance(update, Update):
         return
     user = update.effective_user
-    t = translator(normalize(user.language_code) if user else "en")
+    t = translator((normalize(user.language_code) if user else None) or "en")
     text = t._("⚠️ I am temporarily unavailable. Please try again in a moment.")
     try:
         if update.callback_query is not None:
