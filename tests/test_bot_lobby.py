@@ -284,7 +284,8 @@ async def test_cancel_needs_the_host_or_an_admin_and_a_confirmation(bot: Bot) ->
     assert not h.answer(query).show_alert
     assert await bot.record(group) is None
     confirm = bot.fake.message(group.id, confirm.message_id)
-    assert confirm.plain_text == "🛑 The game was cancelled by Admin." and not confirm.buttons()
+    assert confirm.plain_text == f"🛑 The game was cancelled by {FSI}Admin{PDI}."
+    assert not confirm.buttons()
     for user in users:
         assert await bot.store.player_chat(user.id) is None, "players are free again"
     await h.command(users[1], group, "/cancelgame")
