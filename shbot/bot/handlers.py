@@ -495,15 +495,37 @@ async def cancel_confirmed(
         await s.store.release_players(chat_id, [p.id for p in table.players])
     jobs.disarm(context.application, chat_id)
     await query.answer()
-    s.outbox.edit(
-        chat_id,
-        t._(
-            "🛑 The game was cancelled by {name}.",
-            name=r.name([clean_name(user.full_name, "?")], 0),
-        ),
-        None,
-        message_id=message.message_id,
+    cancelled = t._(
+        "🛑 The game was cancelled by {name}.",
+        name=r.name([clean_name(user.full_name, "?")], 0),
     )
+    s.outbox.edit(chat_id, cancelled, None, message_id=message.message_id)
+    take_buttons_off(s, chat_id, table, t, cancelled)
+
+
+def take_buttons_off(s: Services, chat_id: int, table: Table, t: Translator, note: str) -> None:
+    """A cancelled game's lobby, board and round message lose their buttons, so nobody
+    presses into a game that no longer exists."""
+    msgs = table.msgs
+    if table.game is None:
+        if msgs.get("lobby"):
+            s.outbox.edit(
+                chat_id,
+                r.lobby_text(t, table, closed=note),
+                None,
+                key=table.key("lobby"),
+                message_id=msgs["lobby"],
+            )
+        return
+    if msgs.get("board"):
+        s.outbox.edit(
+            chat_id, r.board_text(t, table), None, key=table.key("board"), message_id=msgs["board"]
+        )
+    name = f"round{table.game.round}"
+    if msgs.get(name):
+        s.outbox.edit(
+            chat_id, r.round_text(t, table), None, key=table.key(name), message_id=msgs[name]
+        )
 
 
 # ------------------------------------------------------------------------------ in game
