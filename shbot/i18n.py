@@ -121,6 +121,7 @@ def _write_atomically(target: Path, data: bytes, mtime_ns: int) -> None:
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
+        os.chmod(tmp, 0o644)  # mkstemp makes 0600; another user (a container's) must read it
         os.utime(tmp, ns=(mtime_ns, mtime_ns))
         os.replace(tmp, target)
     except BaseException:

@@ -77,10 +77,12 @@ def test_bench_engine_json_lines(capsys: pytest.CaptureFixture[str]) -> None:
     assert "games/s" in err
 
 
-def test_bench_all_runs_every_registered_bench(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["bench", "all", "--games", "2"]) == 0
+def test_bench_runs_a_registered_bench(capsys: pytest.CaptureFixture[str]) -> None:
+    # The bot benches start Redis and bot processes; tests/test_bench.py covers them at tiny
+    # sizes. Here: that the CLI's registry runs and prints JSON lines.
+    assert main(["bench", "engine", "--games", "2"]) == 0
     out, _ = capsys.readouterr()
-    assert {json.loads(line)["bench"] for line in out.splitlines()} >= {"engine"}
+    assert {json.loads(line)["bench"] for line in out.splitlines()} == {"engine"}
 
 
 def test_run_without_bot_module_is_one_line(

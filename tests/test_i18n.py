@@ -294,3 +294,12 @@ def test_rules_sections_in_order() -> None:
     en = translator("en")
     assert rules_text.section_title(en, "powers") == "Presidential Powers"
     assert rules_text.render_section(en, "veto").startswith("<b>Veto Power</b>\n\n")
+
+
+def test_compiled_catalogs_are_readable_by_other_users(tmp_path: Path) -> None:
+    """A container may run as another user than the one who compiled the catalogs."""
+    from shbot.i18n import _write_atomically
+
+    target = tmp_path / "shbot.mo"
+    _write_atomically(target, b"data", 0)
+    assert target.stat().st_mode & 0o044 == 0o044

@@ -17,7 +17,7 @@ from telegram.ext import Application, ContextTypes
 
 from shbot.storage import NoGame, StoreUnavailable
 
-from . import flow, timers
+from . import flow, logs, timers
 from . import render_timers as rt
 from .model import Table
 from .services import Services
@@ -71,6 +71,7 @@ async def on_deadline(context: ContextTypes.DEFAULT_TYPE) -> None:
     assert job is not None
     d: dict[str, Any] = job.data  # type: ignore[assignment]
     chat_id = int(d["chat"])
+    logs.bind(chat=chat_id, game=str(d["gid"]))
     try:
         group = await s.store.get_group(chat_id)
         missing_nein = group.get("missing_votes", "nein") != "ignore"
@@ -106,6 +107,7 @@ async def on_reminder(context: ContextTypes.DEFAULT_TYPE) -> None:
     assert job is not None
     d: dict[str, Any] = job.data  # type: ignore[assignment]
     chat_id = int(d["chat"])
+    logs.bind(chat=chat_id, game=str(d["gid"]))
     try:
         async with s.chat_lock(chat_id):
             _, table = await s.store.update_game(
