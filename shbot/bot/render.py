@@ -161,6 +161,16 @@ def deep_link(bot_username: str, payload: str) -> str:
     return f"https://t.me/{bot_username}?start={payload}"
 
 
+def private_chat_keyboard(
+    t: Translator, bot_username: str, payload: str
+) -> InlineKeyboardMarkup | None:
+    """One "Open private chat" button (none while the bot's username is unknown)."""
+    if not bot_username:
+        return None
+    link = deep_link(bot_username, payload)
+    return InlineKeyboardMarkup([[InlineKeyboardButton(t._("💬 Open private chat"), url=link)]])
+
+
 def join_payload(chat_id: int, gid: str) -> str:
     """The /start payload that joins the lobby ``gid`` of ``chat_id`` ([A-Za-z0-9_-] only)."""
     return f"j{chat_id}_{gid}".replace("-", "m")

@@ -11,7 +11,7 @@ import contextlib
 import logging
 from typing import Any
 
-from telegram import CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, Update
+from telegram import CallbackQuery, Update
 from telegram.constants import ParseMode
 from telegram.error import BadRequest, Forbidden
 
@@ -58,12 +58,7 @@ async def cmd_settings(update: Update, context: Ctx) -> None:
             user.id, text, parse_mode=ParseMode.HTML, reply_markup=keyboard
         )
     except Forbidden:
-        link = r.deep_link(s.bot_username, "settings") if s.bot_username else None
-        markup = (
-            InlineKeyboardMarkup([[InlineKeyboardButton(tg._("💬 Open private chat"), url=link)]])
-            if link
-            else None
-        )
+        markup = r.private_chat_keyboard(tg, s.bot_username, "settings")
         await reply(
             message,
             tg._(
@@ -174,12 +169,7 @@ async def cmd_nextgame(update: Update, context: Ctx) -> None:
     tg = await s.t_group(chat.id)
     settings = await s.store.get_user(user.id)
     if not settings.get("dm"):
-        link = r.deep_link(s.bot_username, "nextgame") if s.bot_username else None
-        markup = (
-            InlineKeyboardMarkup([[InlineKeyboardButton(tg._("💬 Open private chat"), url=link)]])
-            if link
-            else None
-        )
+        markup = r.private_chat_keyboard(tg, s.bot_username, "nextgame")
         await reply(
             message,
             tg._(
