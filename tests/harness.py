@@ -11,17 +11,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import datetime as dt
 import itertools
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
-from unittest import mock
 
 from telegram import Update
-from telegram.ext import Application, ContextTypes, JobQueue
+from telegram.ext import Application, ContextTypes
 
+from shbot.devtools.driver import jobqueue_on_loop_clock, snap_limiter_levels
 from tests.fake_telegram import (
     CallbackAnswer,
     FakeBotAPI,
@@ -103,73 +102,6 @@ def awkward_users() -> list[FakeUser]:
 def new_group_id() -> int:
     """A fresh supergroup id in Telegram's -100... range."""
     return -1_000_000_000_000 - next(_group_ids)
-
-
-@contextlib.contextmanager
-def snap_limiter_levels() -> Iterator[None]:
-    """Round aiolimiter bucket levels that float drift left a hair above an integer.
-
-    Under a frozen virtual clock (looptime) ``AsyncLimiter`` can livelock: after leaking,
-    its level is e.g. 9.000000000000002 instead of 9, so it re-arms its wake-up timer for
-    *now* forever and virtual time never advances. Real clocks move on, so production is
-    unaffected; snapping within 1e-9 of a request changes nothing measurable.
-    """
-    try:
-        from aiolimiter import AsyncLimiter
-    except ImportError:
-        yield
-        return
-    original = AsyncLimiter._leak
-
-    def leak(self: AsyncLimiter) -> None:
-        original(self)
-        nearest = round(self._level)
-        if abs(self._level - nearest) < 1e-9:
-            self._level = float(nearest)
-
-    with mock.patch.object(AsyncLimiter, "_leak", leak):
-        yield
-
-
-@contextlib.contextmanager
-def jobqueue_on_loop_clock() -> Iterator[None]:
-    """Make PTB's JobQueue (APScheduler) read "now" from the running loop's clock.
-
-    APScheduler sleeps with ``loop.call_later`` but decides what is due with
-    ``datetime.now()``; under virtual time (looptime) the sleep ends at once while the wall
-    clock has not moved, so jobs never fire. Anchored at entry, "now" here is the wall time
-    then plus the loop time elapsed since: identical in real time, virtual under looptime.
-    Only ``now`` is replaced, in the modules that call it for scheduling.
-    """
-    loop = asyncio.get_running_loop()
-    wall0, loop0 = dt.datetime.now(dt.UTC), loop.time()
-
-    def now(tz: dt.tzinfo | None = None) -> dt.datetime:
-        current = wall0 + dt.timedelta(seconds=loop.time() - loop0)
-        return (
-            current.astimezone(tz) if tz is not None else current.astimezone().replace(tzinfo=None)
-        )
-
-    class LoopDatetime(dt.datetime):
-        @classmethod
-        def now(cls, tz: dt.tzinfo | None = None) -> dt.datetime:  # type: ignore[override]
-            return now(tz)
-
-    patches: list[contextlib.AbstractContextManager[Any]] = [
-        mock.patch.object(JobQueue, "_tz_now", lambda self: now(self.scheduler.timezone)),
-        *(
-            mock.patch(f"{module}.datetime", LoopDatetime)
-            for module in (
-                "apscheduler.schedulers.base",
-                "apscheduler.triggers.date",
-                "apscheduler.triggers.interval",
-            )
-        ),
-    ]
-    with contextlib.ExitStack() as stack:
-        for patch in patches:
-            stack.enter_context(patch)
-        yield
 
 
 # A chat: the FakeChat, its id, or a FakeUser for that user's private chat.

@@ -74,10 +74,12 @@ def new_group_id() -> int:
 
 @contextlib.contextmanager
 def snap_limiter_levels() -> Iterator[None]:
-    """Round aiolimiter levels that float drift left a hair above an integer.
+    """Round aiolimiter bucket levels that float drift left a hair above an integer.
 
-    Under a virtual clock ``AsyncLimiter`` can otherwise re-arm its wake-up for *now* forever
-    (level 9.000000000000002 instead of 9) and time never advances; see tests/harness.py.
+    Under a frozen virtual clock (looptime) ``AsyncLimiter`` can livelock: after leaking,
+    its level is e.g. 9.000000000000002 instead of 9, so it re-arms its wake-up timer for
+    *now* forever and virtual time never advances. Real clocks move on, so production is
+    unaffected; snapping within 1e-9 of a request changes nothing measurable.
     """
     from aiolimiter import AsyncLimiter
 
@@ -95,8 +97,13 @@ def snap_limiter_levels() -> Iterator[None]:
 
 @contextlib.contextmanager
 def jobqueue_on_loop_clock() -> Iterator[None]:
-    """Make PTB's JobQueue read "now" from the running loop's clock (virtual under looptime),
-    or its jobs would never come due while virtual time races ahead; see tests/harness.py."""
+    """Make PTB's JobQueue (APScheduler) read "now" from the running loop's clock.
+
+    APScheduler sleeps with ``loop.call_later`` but decides what is due with
+    ``datetime.now()``; under virtual time (looptime) the sleep ends at once while the wall
+    clock has not moved, so jobs never fire. Anchored at entry, "now" here is the wall time
+    then plus the loop time elapsed since: identical in real time, virtual under looptime.
+    """
     loop = asyncio.get_running_loop()
     wall0, loop0 = dt.datetime.now(dt.UTC), loop.time()
 
