@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from shbot import bench
-from shbot.agents import AGENTS
 from shbot.engine import Event
+from shbot.players import AGENTS
 from shbot.simulate import game_seeds, parse_players, play_one, simulate, summary_table
 from shbot.transcript import get_translator, render
 

@@ -19,9 +19,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from shbot.agents import AGENTS, Agent, deliver
 from shbot.engine import LIBERAL, MAX_PLAYERS, MIN_PLAYERS, Condition, Event, Game, Phase, Winner
 from shbot.engine.rng import next_u64, seed_state
+from shbot.players import AGENTS, Agent, deliver
 
 __all__ = [
     "GameResult",

@@ -38,7 +38,7 @@ from shbot.bot import callbacks as cb
 from shbot.bot import render as r
 from shbot.bot.app import build_application
 from shbot.bot.config import Config
-from shbot.bot.model import Table
+from shbot.table.model import Table
 from shbot.bot.services import Services
 from shbot.engine import FASCIST, HITLER, LIBERAL, Game, Phase, party_of
 from shbot.i18n import Translator, translator
@@ -119,6 +119,7 @@ async def running_bot(
     app = build_application(config, store, request=fake, menus=menus)
     if not limiter:
         app.bot._rate_limiter = None  # the only way to unplug it from a built Application
+        app.bot_data["svc"].outbox.pacer.enabled = False
     async with Harness(app, fake) as h:
         bot = Bot(fake, h, store, app)
         try:
@@ -788,7 +789,7 @@ async def check_finished(bot: Bot, played: Played, t: Translator = EN) -> None:
         assert line in over.text, f"role of seat {seat} not revealed: {line!r}"
     for user in played.users:
         assert await bot.store.player_chat(user.id) is None, f"{user.full_name} still bound"
-    board = bot.fake.message(group.id, table.msgs["board"])
+    board = bot.fake.message(group.id, table.shown["board"])
     assert board.buttons() == [], "the board keeps buttons after the end"
 
 

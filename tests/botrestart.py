@@ -23,7 +23,7 @@ import pytest
 
 from shbot.bot.app import build_application
 from shbot.bot.config import Config
-from shbot.bot.outbox import Op
+from shbot.storage import GameRecord
 from shbot.storage import Store, open_store
 from tests.botplay import Bot
 from tests.fake_telegram import FakeBotAPI
@@ -63,6 +63,7 @@ class Restarts:
             Config(token=self.fake.token), store, request=self.fake, menus=False
         )
         app.bot._rate_limiter = None  # full speed in real time, as botplay.running_bot does
+        app.bot_data["svc"].outbox.pacer.enabled = False
         h = Harness(app, self.fake)
         h._update_ids = self._update_ids
         h._query_ids = self._query_ids
@@ -98,10 +99,10 @@ class Restarts:
 def blackhole(bot: Bot) -> None:
     """From now on nothing the bot queues reaches Telegram (until the next restart)."""
 
-    def drop(op: Op) -> None:
+    def drop(chat_id: int, record: GameRecord | None) -> None:
         return None
 
-    bot.svc.outbox.put = drop  # type: ignore[method-assign]
+    bot.svc.outbox.committed = drop  # type: ignore[method-assign]
 
 
 @contextlib.asynccontextmanager

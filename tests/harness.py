@@ -283,7 +283,15 @@ class Harness:
         entity = {"type": "bot_command", "offset": 0, "length": utf16_len(head)}
         payload = self._message_payload(user, chat, text, [entity])
         await self.feed(payload)
+        await self.replies_delivered()
         return self.fake.message(self._chat(chat).id, payload["message"]["message_id"])
+
+    async def replies_delivered(self, timeout: float = 600.0) -> None:
+        """The bot paces its replies in groups with its game messages: wait for them, as a
+        person waits to read the answer to a command."""
+        svc = self.app.bot_data.get("svc")
+        if svc is not None:
+            await svc.outbox.join(timeout=timeout)
 
     async def press(
         self,

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from babel.messages.pofile import read_po
 
-from shbot.bot.model import FSI, PDI
+from shbot.table.model import FSI, PDI
 from shbot.i18n import DOMAIN, LANGUAGE_NAMES, LANGUAGES, locales_dir
 from tests.fake_telegram import FakeBotAPI
 

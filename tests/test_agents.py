@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from shbot.agents import AGENTS, Agent, HeuristicAgent, RandomAgent, deliver, visible
+from shbot.players import AGENTS, Agent, HeuristicAgent, RandomAgent, deliver, visible
 from shbot.engine import LIBERAL, Action, Event, Game, Phase
 from shbot.simulate import game_seeds, simulate
 

@@ -14,7 +14,7 @@ async def test_cancelling_a_running_game_takes_the_buttons_off(store: Store) -> 
         group = await open_game(bot, users, seed=23)
         table = await bot.table(group)
         assert table is not None and table.game is not None
-        board_id, round_id = table.msgs["board"], table.msgs[f"round{table.game.round}"]
+        board_id, round_id = table.shown["board"], table.shown[f"round:{table.game.round}"]
         assert bot.fake.message(group.id, round_id).buttons(), "nomination buttons first"
         await bot.h.command(users[0], group, "/cancelgame")
         await bot.settle()

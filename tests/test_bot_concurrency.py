@@ -74,7 +74,7 @@ async def to_vote(bot: Bot, users: Sequence[FakeUser]) -> tuple[FakeChat, int, i
     await press_move(bot, turn, *turn.options[0])
     table = await bot.table(group)
     assert table is not None and table.game is not None and table.game.phase is Phase.VOTE
-    return group, table.msgs[f"round{table.game.round}"], table.step
+    return group, table.shown[f"round:{table.game.round}"], table.step
 
 
 def vote_data(bot_table_gid: str, step: int, ja: bool) -> str:

@@ -42,6 +42,7 @@ async def bot(store: Store) -> AsyncIterator[Bot]:
 
 
 async def snapshot(bot: Bot, group: FakeChat) -> tuple[int, object] | None:
+    await bot.settle()  # delivery bookkeeping of earlier changes is part of them
     record = await bot.record(group)
     return None if record is None else (record.version, record.data)
 
@@ -134,7 +135,7 @@ async def test_new_board_shows_tracks_powers_and_seats(bot: Bot, players: int) -
     group = await open_game(bot, users, seed=find_seed(players, first_president=1))
     table = await bot.table(group)
     assert table is not None and table.game is not None
-    board = bot.fake.message(group.id, table.msgs["board"])
+    board = bot.fake.message(group.id, table.shown["board"])
     check_board(board, table.game)
     assert board_seat_marks(board)[1] == "🎩"
     legends = {5: "👁 Policy Peek · 💀 Execution", 9: "🔍 Investigate Loyalty · 🗳 Special"}
@@ -151,7 +152,7 @@ async def test_board_is_kept_current_by_edits(bot: Bot) -> None:
     board_ids: set[int] = set()
 
     async def check(turn: Turn) -> None:
-        board = bot.fake.message(group.id, turn.table.msgs["board"])
+        board = bot.fake.message(group.id, turn.table.shown["board"])
         board_ids.add(board.message_id)
         check_board(board, turn.game)
         seen.update(board_seat_marks(board).values())
@@ -169,7 +170,7 @@ async def test_board_is_kept_current_by_edits(bot: Bot) -> None:
     assert len(board_ids) == 1, "the board is one message, edited"
     marks = {c for m in seen for c in m}
     assert {"🎩", "👔", "⛔", "✅", "💀"} <= marks, seen
-    board = bot.fake.message(played.group.id, played.table.msgs["board"])
+    board = bot.fake.message(played.group.id, played.table.shown["board"])
     assert board.edit_count >= 10
     bot.h.assert_no_errors()
 
@@ -179,7 +180,7 @@ async def test_board_command_posts_it_again_and_edits_go_there(bot: Bot) -> None
     group = await open_game(bot, users, seed=find_seed(5, start=5))
     table = await bot.table(group)
     assert table is not None
-    old_board = bot.fake.message(group.id, table.msgs["board"])
+    old_board = bot.fake.message(group.id, table.shown["board"])
     await bot.h.command(users[3], group, "/board")
     await bot.settle()
     new_board = bot.h.last(group)
@@ -190,7 +191,7 @@ async def test_board_command_posts_it_again_and_edits_go_there(bot: Bot) -> None
     new_board = bot.fake.message(group.id, new_board.message_id)
     table = await bot.table(group)
     assert table is not None and table.game is not None
-    assert table.msgs["board"] == new_board.message_id
+    assert table.shown["board"] == new_board.message_id
     check_board(new_board, table.game)
     assert "👔" in "".join(board_seat_marks(new_board).values())
     assert "👔" not in "".join(board_seat_marks(old_board).values()), "the old board stays"

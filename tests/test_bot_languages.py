@@ -177,7 +177,7 @@ async def test_lang_in_a_group_anyone_without_a_game_admins_only_during_one(bot:
     assert (await bot.store.get_group(group.id))["lang"] == "ja"
     table = await bot.table(group)
     assert table is not None
-    lobby = bot.fake.message(group.id, table.msgs["lobby"])
+    lobby = bot.fake.message(group.id, table.shown["lobby"])
     assert lobby.text == r.lobby_text(JA, table), "the lobby is re-rendered in Japanese"
     await h.command(host, group, "/cancelgame")
     await bot.settle()
@@ -325,10 +325,10 @@ async def test_a_change_mid_game_applies_from_the_next_message(bot: Bot) -> None
         await bot.settle()
         table = await bot.table(group)
         assert table is not None and table.game is not None
-        board = bot.fake.message(group.id, table.msgs["board"])
+        board = bot.fake.message(group.id, table.shown["board"])
         assert board.text == r.board_text(JA, table), "the board is re-rendered"
         assert board.history[-1] == r.board_text(EN, table), "it was English before"
-        current = bot.fake.message(group.id, table.msgs[f"round{table.game.round}"])
+        current = bot.fake.message(group.id, table.shown[f"round:{table.game.round}"])
         assert current.text == r.round_text(JA, table)
         assert bot.fake.message(group.id, picker.message_id).text == language_changed_text("ja")
 

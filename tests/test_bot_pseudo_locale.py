@@ -108,7 +108,7 @@ class Detours:
             await h.command(other, other, "/help")
             await h.command(other, other, "/newgame")  # works in a group only
             await h.command(other, other, "/frobnicate")
-            board = bot.fake.message(group.id, turn.table.msgs["board"])
+            board = bot.fake.message(group.id, turn.table.shown["board"])
             await h.press(turn.user, board, data=cb.game_data(turn.table.gid, 0, cb.MY_ROLE))
             data = cb.game_data(turn.table.gid, turn.table.step, *turn.options[0])
             await h.press_raw(other, group.id, turn.message.message_id, data)  # not their turn

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 
 from shbot.bot import callbacks as cb
-from shbot.bot import flow
+from shbot.bot.handlers.play import decode
 from shbot.bot import render as r
 from shbot.engine import HITLER, Game, Phase, party_of
 from tests.botplay import (
@@ -83,7 +83,7 @@ async def open_with_restarts(
 def ends_game(turn: Turn, op: str, arg: str | None) -> bool:
     game = turn.game.clone()
     press = cb.GamePress(turn.table.gid, turn.table.step, op, arg)
-    game.apply(flow._action_for(turn.table, press, turn.seat, EN))
+    game.apply(decode(turn.table, press, turn.seat))
     return game.is_over
 
 
@@ -237,7 +237,7 @@ async def test_investigation_result_lost_in_a_crash_is_in_my_role(reopen: StoreF
         investigator = by_seat[president]
         lost = [m for m in bot.fake.messages(investigator.id) if "is a member of" in m.text]
         assert lost == [], "the crash was meant to lose the result's message"
-        board = bot.fake.message(group.id, (await bot.table(group)).msgs["board"])  # type: ignore[union-attr]
+        board = bot.fake.message(group.id, (await bot.table(group)).shown["board"])  # type: ignore[union-attr]
         query = await bot.h.press(investigator, board, data=button_data(board, cb.MY_ROLE))
         text = bot.h.answer(query).text or ""
         party = r.party_name(EN, party_of(game.roles[target]))

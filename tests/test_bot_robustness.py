@@ -135,8 +135,8 @@ async def test_awkward_names_render_escaped_everywhere(bot: Bot) -> None:
     }
     table = await bot.table(group)
     assert table is not None and table.game is not None
-    lobby = bot.fake.message(group.id, table.msgs["lobby"])
-    board = bot.fake.message(group.id, table.msgs["board"])
+    lobby = bot.fake.message(group.id, table.shown["lobby"])
+    board = bot.fake.message(group.id, table.shown["board"])
     for text in (lobby.plain_text, board.plain_text):
         for name in shown:
             assert f"\u2068{name}\u2069" in text, f"{name!r} not shown in {text!r}"
@@ -219,7 +219,7 @@ async def test_a_429_delays_a_message_but_never_loses_it(store: Store) -> None:
         assert first_ok.time - refused[0].time >= 14, "retried after retry_after, twice"
         table = await bot.table(group)
         assert table is not None
-        assert {"lobby", "board", "round1"} <= set(table.msgs), "every group message arrived"
+        assert {"lobby", "board", "round:1"} <= set(table.shown), "every group message arrived"
         role = [m for m in bot.h.private_messages(users[2]) if m.text.startswith("🤫")]
         assert len(role) == 1, "the private role message arrived after its 429"
         check_calls_valid(bot.fake, allowed_failures=3)

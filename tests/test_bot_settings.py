@@ -101,7 +101,7 @@ async def test_language_seats_variant_and_timers_take_effect(store: Store) -> No
         # Language mid-game: the board is re-rendered in Japanese.
         await bot.h.press(admin, menu, data=settings_button(menu, "lja"))
         await bot.settle()
-        board = bot.fake.message(group.id, table.msgs["board"])
+        board = bot.fake.message(group.id, table.shown["board"])
         assert "リベラル" in board.text, board.text
 
 

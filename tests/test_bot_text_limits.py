@@ -24,18 +24,19 @@ import pytest
 
 import shbot.bot
 from shbot.bot import callbacks as cb
-from shbot.bot import flow
+from shbot.bot.refusals import refusal_text, vote_answer
+from shbot.table import Refusal
+from shbot.table import lobby as table_lobby
 from shbot.bot import render as r
 from shbot.bot.handlers import rules_keyboard
-from shbot.bot.model import MAX_NAME, Player, Table
+from shbot.table.model import MAX_NAME, Player, Table
 from shbot.bot.render_settings import settings_keyboard
 from shbot.engine import FASCIST, HITLER, LIBERAL, Game, Reason
 from shbot.i18n import LANGUAGE_NAMES, LANGUAGES, Translator, placeholders, translator
-from shbot.storage import GameRecord
 
 MAX_ALERT = 200  # characters in an answerCallbackQuery text
 MAX_LABEL = 32  # characters: wider labels are cut on a phone
-BOT_SOURCES = sorted(Path(shbot.bot.__file__).parent.glob("*.py"))
+BOT_SOURCES = sorted(Path(shbot.bot.__file__).parent.rglob("*.py"))
 # Functions whose result is shown as an alert or a label; they are rendered here directly.
 ALERT_FUNCTIONS = {"reason_text", "_vote_answer", "role_alert", "str"}
 LABEL_FUNCTIONS = {"button_name", "section_title"}
@@ -288,10 +289,9 @@ def waiting_alert(t: Translator) -> str:
     table.game, table.step = None, 0
     for player in table.players[1:]:
         player.ready = False
-    record = GameRecord(chat_id=-1, status="lobby", version=1, data=table.to_dict())
-    with pytest.raises(flow.Refusal) as refusal:
-        flow.apply_start(record, table.host, False, 1, {}, t)
-    text = refusal.value.text
+    with pytest.raises(Refusal) as refusal:
+        table_lobby.start(table, table.host, False, 1, {})
+    text = refusal_text(t, refusal.value)
     tail = t._(WAITING, names="\0").partition("\0")[2]
     assert text.endswith(tail), f"the sentence was cut: {text!r}"
     assert table.players[1].name[:8] in text, f"no name left: {text!r}"
@@ -305,7 +305,7 @@ def test_every_alert_fits(lang: str) -> None:
     texts = [text for ids in alerts.messages for text in rendered(t, ids)]
     texts += list(alerts.constants)
     texts += [r.reason_text(t, reason) for reason in Reason]
-    texts += [flow._vote_answer(t, ja) for ja in (True, False)]
+    texts += [vote_answer(t, ja) for ja in (True, False)]
     table = worst_table()
     for seat in range(10):
         alert = r.role_alert(t, table, seat)

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from shbot.bot import callbacks as cb
-from shbot.bot.model import Table
+from shbot.table.model import Table
 from shbot.engine import Phase
 from shbot.i18n import translator
 from shbot.storage import Store

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any
 
@@ -16,6 +17,7 @@ from telegram.ext import (
     Application,
     ApplicationBuilder,
     CallbackQueryHandler,
+    ChatMemberHandler,
     CommandHandler,
     MessageHandler,
     TypeHandler,
@@ -25,31 +27,28 @@ from telegram.request import BaseRequest
 
 from shbot.i18n import LANGUAGES, Translator, translator
 from shbot.storage import Store
+from shbot.table import Outcome, Table
 
 from . import handlers as h
 from . import jobs, logs, settings
-from . import render as r
 from .config import Config
-from .flow import PRIVATE_PHASES
-from .model import Table
 from .outbox import Outbox
+from .pacer import Pacer
 from .services import Services
 
 log = logging.getLogger(__name__)
 
-# Telegram allows a group about 20 messages a minute, edits included. AIORateLimiter's group
-# limiter is a leaky bucket: a burst of `max_rate` plus a steady drip, so the most calls any
-# 60 s window can hold is max_rate + 60 * max_rate / period = 10 + 60 * 10 / 63 ≈ 19.5 < 20.
-GROUP_MAX_RATE = 10
-GROUP_TIME_PERIOD = 63
-
 
 def rate_limiter() -> AIORateLimiter:
+    """PTB's limiter keeps every call under Telegram's 30 per second and retries a 429.
+
+    Per-group pacing is the outbox's (:mod:`shbot.bot.pacer`): it chooses which message goes
+    when a group's window allows, so the group limiter here is off and a callback answer or
+    an admin check never waits behind a group's messages."""
     return AIORateLimiter(
-        overall_max_rate=25,
+        overall_max_rate=30,
         overall_time_period=1,
-        group_max_rate=GROUP_MAX_RATE,
-        group_time_period=GROUP_TIME_PERIOD,
+        group_max_rate=0,
         max_retries=5,
     )
 
@@ -110,29 +109,20 @@ async def setup_menus(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
 
 
 async def recover(app: Application[Any, Any, Any, Any, Any, Any]) -> int:
-    """After a restart: every lobby and running game continues.
+    """After a restart (clean or not) every lobby and running game continues.
 
-    A stopped or killed process may not have delivered its last messages, and nothing tells
-    what Telegram shows: the lobby, or the board and the current round message (whose
-    buttons are the current step's), are edited into their current form (sent if their id
-    is unknown) and the current private prompt is sent if it never was. An edit that
-    changes nothing costs one refused call; a lost edit would leave the game without buttons.
+    What each game still owes is in the store, so the outbox delivers exactly that, paced
+    from the group's stored call times; every deadline is armed again (one already past
+    fires at once). The current step's messages are owed again too: a crash may have hit
+    between a send and its record, and an edit that changes nothing costs nothing visible.
     """
     s: Services = app.bot_data["svc"]
     count = 0
     for record in await s.store.active_games():
         count += 1
         table = Table.from_dict(record.data)
-        if table.game is None:
-            (await s.narrator(record.chat_id, table)).lobby(table)
-            continue
-        if table.game.is_over:
-            continue
-        narrator = await s.narrator(record.chat_id, table)
-        narrator.board(table)
-        narrator.round(table)
-        if table.game.phase in PRIVATE_PHASES and f"prompt{table.step}" not in table.msgs:
-            narrator.open_prompt(table)
+        s.outbox.pacer.seed(record.chat_id, table.calls)
+        s.outbox.committed(record.chat_id, record)
         jobs.arm(app, record.chat_id, table)
     log.info("recovered %d active games", count)
     return count
@@ -172,47 +162,33 @@ def build_application(
         try:
             await s.outbox.join(timeout=5)
         except TimeoutError:
-            log.warning("outbox not drained at shutdown")
+            log.warning("outbox not drained at shutdown: the rest is delivered after restart")
         await s.outbox.close()
 
     app = builder.post_init(post_init).post_shutdown(post_shutdown).build()
-    outbox = Outbox(app.bot)
-    services = Services(config=config, store=store, outbox=outbox)
-    outbox.on_forbidden = lambda chat_id: on_forbidden(services, chat_id)
+    outbox = Outbox(app.bot, Pacer(_loop_clock))
+    services = Services(config=config, store=store, outbox=outbox, bot=app.bot)
+
+    async def after(chat_id: int, outcome: Outcome) -> None:
+        if outcome.release:
+            await store.release_players(chat_id, outcome.release)
+        jobs.arm(app, chat_id, outcome.table)
+        if outcome.ended:
+            jobs.disarm(app, chat_id)
+
+    services.commit.after = after
     app.bot_data["svc"] = services
     register(app)
     return app
 
 
-async def on_forbidden(s: Services, user_id: int) -> None:
-    """A player blocked the bot or never opened the private chat: say so in their group."""
-    if user_id < 0:
-        return
-    await s.store.update_user(user_id, {"dm": False})
-    chat_id = await s.store.player_chat(user_id)
-    if chat_id is None:
-        return
-    record = await s.store.get_game(chat_id)
-    if record is None:
-        return
-    table = Table.from_dict(record.data)
-    player = table.player(user_id)
-    if player is None:
-        return
-    t = await s.t_group(chat_id)
-    kb = r.private_chat_keyboard(t, s.bot_username, "resume")
-    s.outbox.send(
-        chat_id,
-        t._(
-            "⚠️ I cannot write to {name} in private. {name}, please open a private chat with "
-            "me and press Start: I will send you what you missed.",
-            name=f"{r.FSI}{r.esc(player.name)}{r.PDI}",  # isolated, like every name
-        ),
-        kb,
-    )
+def _loop_clock() -> float:
+    """The running event loop's clock (virtual under looptime in tests)."""
+    return asyncio.get_running_loop().time()
 
 
 def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    """All wiring in one place: commands, one callback handler per family, errors."""
     # First of all: tag the log lines of this update with its chat.
     app.add_handler(TypeHandler(Update, logs.bind_update), group=-100)
     commands = {
@@ -232,9 +208,23 @@ def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         "stats": settings.cmd_stats,
         "nextgame": settings.cmd_nextgame,
     }
+    people = filters.UpdateType.MESSAGE & ~filters.SenderChat.ALL
     for name, callback in commands.items():
-        app.add_handler(CommandHandler(name, callback))
+        app.add_handler(CommandHandler(name, callback, filters=filters.UpdateType.MESSAGE))
+    game = r"^[a-z0-9]{4,12}:\d{1,6}:"
+    app.add_handler(CallbackQueryHandler(h.on_lobby_press, pattern=game + r"(j|l|s)$"))
+    app.add_handler(
+        CallbackQueryHandler(
+            h.on_game_press, pattern=game + r"(n|v|d|e|vp|va|p)(:[A-Za-z0-9_-]{1,16})?$"
+        )
+    )
+    app.add_handler(CallbackQueryHandler(h.on_my_role, pattern=game + r"r$"))
+    app.add_handler(CallbackQueryHandler(h.on_cancel_press, pattern=game + r"(cy|cn)$"))
+    app.add_handler(CallbackQueryHandler(h.on_lang_press, pattern=r"^@lang:[A-Za-z0-9_-]{1,24}$"))
+    app.add_handler(CallbackQueryHandler(h.on_rules_press, pattern=r"^@rules:[A-Za-z0-9_-]{1,24}$"))
     app.add_handler(CallbackQueryHandler(settings.on_callback, pattern=r"^@set:"))
-    app.add_handler(CallbackQueryHandler(h.on_callback))
-    app.add_handler(MessageHandler(filters.COMMAND, h.cmd_unknown))
+    app.add_handler(CallbackQueryHandler(h.on_invalid_press))
+    app.add_handler(ChatMemberHandler(h.on_my_chat_member, ChatMemberHandler.MY_CHAT_MEMBER))
+    app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, h.on_migrate))
+    app.add_handler(MessageHandler(filters.COMMAND & people, h.cmd_unknown))
     app.add_error_handler(h.on_error)

@@ -1,9 +1,9 @@
-"""Scheduling deadlines and reminders on PTB's JobQueue.
+"""Deadlines on PTB's JobQueue: a stored deadline is a promise the bot keeps.
 
-A table's deadline is stored with the game (see :mod:`shbot.bot.timers`); this module only
-keeps the JobQueue in line with it: :func:`arm` after every commit that may have moved it,
-and at start-up for every running game. A job that fires for a step that is already over
-finds the deadline changed and does nothing, so duplicated or late jobs are harmless.
+A table's deadline lives in the table (:mod:`shbot.table.timers`); this module keeps the
+JobQueue in line with it: :func:`arm` after every commit and, at start-up, for every running
+game (a deadline already past fires at once). A job for a step that is already over finds
+the deadline changed and does nothing, so duplicated or late jobs are harmless.
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from typing import Any
 from telegram.ext import Application, ContextTypes
 
 from shbot.storage import NoGame, StoreUnavailable
+from shbot.table import Refusal, Table
+from shbot.table import timers as table_timers
 
-from . import flow, logs, timers
-from . import render_timers as rt
-from .model import Table
+from . import logs
 from .services import Services
 
 log = logging.getLogger(__name__)
@@ -42,7 +42,7 @@ def disarm(app: AnyApp, chat_id: int) -> None:
 def arm(app: AnyApp, chat_id: int, table: Table) -> None:
     """Schedule the reminder and the deadline of the table's current step (if any)."""
     disarm(app, chat_id)
-    plan = timers.describe(table)
+    plan = table_timers.describe(table)
     if not plan or app.job_queue is None:
         return
     now = time.time()
@@ -64,8 +64,6 @@ def _svc(context: ContextTypes.DEFAULT_TYPE) -> Services:
 
 async def on_deadline(context: ContextTypes.DEFAULT_TYPE) -> None:
     """The deadline passed: play the default moves and tell the group."""
-    from .handlers import finish  # the handlers module registers these jobs' users
-
     s = _svc(context)
     job = context.job
     assert job is not None
@@ -76,16 +74,13 @@ async def on_deadline(context: ContextTypes.DEFAULT_TYPE) -> None:
         group = await s.store.get_group(chat_id)
         missing_nein = group.get("missing_votes", "nein") != "ignore"
         rng = random.Random(s.new_seed())
-        async with s.chat_lock(chat_id):
-            _, outcome = await s.store.update_game(
-                chat_id,
-                lambda rec: timers.apply_timeout(
-                    rec, str(d["gid"]), int(d["step"]), d.get("at"), rng, missing_nein
-                ),
-            )
-            narrator = await s.narrator(chat_id, outcome.after)
-            narrator.played(outcome)
-    except (NoGame, flow.Refusal):
+        outcome = await s.commit.run(
+            chat_id,
+            lambda tb: table_timers.timeout(
+                tb, str(d["gid"]), int(d["step"]), d.get("at"), rng, missing_nein
+            ),
+        )
+    except (NoGame, Refusal):
         return
     except StoreUnavailable:
         log.warning("deadline in chat %s delayed: storage unavailable", chat_id)
@@ -93,11 +88,8 @@ async def on_deadline(context: ContextTypes.DEFAULT_TYPE) -> None:
             context.job_queue.run_once(on_deadline, RETRY_SECONDS, data=d, name=job.name)
         return
     log.info(
-        "game %s in chat %s: deadline of step %s passed", outcome.after.gid, chat_id, d["step"]
+        "game %s in chat %s: deadline of step %s passed", outcome.table.gid, chat_id, d["step"]
     )
-    arm(context.application, chat_id, outcome.after)
-    if outcome.finished:
-        await finish(context, chat_id, outcome.after)
 
 
 async def on_reminder(context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -108,28 +100,14 @@ async def on_reminder(context: ContextTypes.DEFAULT_TYPE) -> None:
     d: dict[str, Any] = job.data  # type: ignore[assignment]
     chat_id = int(d["chat"])
     logs.bind(chat=chat_id, game=str(d["gid"]))
-    try:
-        async with s.chat_lock(chat_id):
-            _, table = await s.store.update_game(
-                chat_id,
-                lambda rec: timers.apply_reminded(rec, str(d["gid"]), int(d["step"]), d.get("at")),
-            )
-            seconds = int(table.options.get("timer", 0) or 0) // 2
-            await nudge(s, chat_id, table, seconds)
-    except (NoGame, flow.Refusal, StoreUnavailable):
+    record = await s.store.get_game(chat_id)
+    if record is None:
         return
-
-
-async def nudge(s: Services, chat_id: int, table: Table, seconds: int | None) -> bool:
-    """Tell the group whom the game waits for, and each of them in private."""
-    seats = timers.waiting_for(table)
-    if not seats or table.game is None:
-        return False
-    tg = await s.t_group(chat_id)
-    s.outbox.send(chat_id, rt.reminder_text(tg, table, seats, seconds))
-    phase = table.game.phase
-    for seat in seats:
-        user = table.at(seat)
-        tu = await s.t_user(user.id)
-        s.outbox.send(user.id, rt.nudge_text(tu, phase, seconds))
-    return True
+    seconds = int(Table.from_dict(record.data).options.get("timer", 0) or 0) // 2
+    try:
+        await s.commit.run(
+            chat_id,
+            lambda tb: table_timers.remind(tb, str(d["gid"]), int(d["step"]), d.get("at"), seconds),
+        )
+    except (NoGame, Refusal, StoreUnavailable):
+        return

@@ -1,11 +1,16 @@
-"""Ordered, coalescing delivery of the bot's messages, one queue per chat.
+"""Delivery: what a committed change owes the players reaches Telegram, paced and in order.
 
-Handlers never wait for Telegram: they put what should be shown into the outbox and return.
-One worker per chat sends in order (so a group reads the story in the order it happened)
-while AIORateLimiter paces it; one group's backlog never delays another's. While an edit
-waits in the queue, a newer edit of the same message replaces it, so a burst of vote
-presses costs one edit, not ten. Message ids of sent messages are remembered by key and
-reported to ``on_sent`` so they can be stored for later edits (and survive restarts).
+One worker per group. It looks at what the group's table owes (slots, see
+:mod:`shbot.table.model`) and at the bot's plain replies for that group, picks the most
+urgent message that the :class:`~shbot.bot.pacer.Pacer` lets it send now, renders it from the
+newest committed table *then* (so a burst of votes costs one edit and the newest state always
+wins), sends or edits it, and only after Telegram accepted it marks the slot delivered in the
+store. A crash at any point leaves the slot owed: the restarted bot delivers it again.
+
+Handlers and timers never wait for any of this; no lock is held across a Bot API call.
+Failures have one answer each: a 429 pauses that chat, a network error retries with
+backoff, a group the bot lost ends its game, a migrated group moves it, a player who
+blocked the bot is reported to the group once.
 """
 
 from __future__ import annotations
@@ -13,222 +18,364 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from telegram import InlineKeyboardMarkup
 from telegram.constants import ParseMode
-from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TimedOut
+from telegram.error import (
+    BadRequest,
+    ChatMigrated,
+    Forbidden,
+    NetworkError,
+    RetryAfter,
+    TimedOut,
+)
+
+from shbot.storage import GameRecord, StoreError
+from shbot.table import Table
+
+from .pacer import Pacer
+from .slots import Rendered, priority, target
+
+if TYPE_CHECKING:
+    from .services import Services
 
 log = logging.getLogger(__name__)
 
-SentHook = Callable[[int], Awaitable[None]]
-ForbiddenHook = Callable[[int], Awaitable[None]]
+MAX_ATTEMPTS = 6  # network errors on one message before it is given up
 
 
 @dataclass
-class Op:
-    """One message to send, or to edit when ``edit`` is true.
-
-    ``key`` names the message ("<game>:board"): an edit finds its message id through the
-    key when ``message_id`` is not known yet (the send may still be in the queue)."""
+class Plain:
+    """A plain reply (not game state): kept in memory only, coalesced by ``key``."""
 
     chat_id: int
     text: str
     markup: InlineKeyboardMarkup | None = None
-    edit: bool = False
-    key: str | None = None
-    message_id: int | None = None
-    on_sent: SentHook | None = None
-    attempts: int = field(default=0, compare=False)
+    edit_id: int | None = None
+    seq: int = 0
+
+
+@dataclass
+class _Chat:
+    wake: asyncio.Event = field(default_factory=asyncio.Event)
+    plain: dict[str, Plain] = field(default_factory=dict)
+    unsaved_calls: list[float] = field(default_factory=list)
+    retry_at: float = 0.0
+    attempts: int = 0
+    task: asyncio.Task[None] | None = None
 
 
 class Outbox:
-    def __init__(
-        self,
-        bot: object,
-        *,
-        on_forbidden: ForbiddenHook | None = None,
-        max_attempts: int = 5,
-    ) -> None:
+    """The delivery workers of every group this process serves."""
+
+    def __init__(self, bot: Any, pacer: Pacer) -> None:
         self.bot = bot
-        self.on_forbidden = on_forbidden
-        self.max_attempts = max_attempts
-        self._queues: dict[int, deque[Op]] = {}
-        self._workers: dict[int, asyncio.Task[None]] = {}
-        self._ids: dict[tuple[int, str], int] = {}
+        self.pacer = pacer
+        self.svc: Services | None = None  # set by Services
+        self.records: dict[int, GameRecord] = {}  # newest committed record per group
+        self._chats: dict[int, _Chat] = {}
+        self._seq = 0
         # What each message shows now, so an edit that would change nothing costs no call.
-        self._shown: dict[tuple[int, int], tuple[str, object]] = {}
+        self._content: dict[tuple[int, int], tuple[str, object]] = {}
         self._idle = asyncio.Event()
         self._idle.set()
+        self.on_idle: Callable[[], Awaitable[None]] | None = None
 
     # ------------------------------------------------------------------ producers
 
-    def send(
+    def committed(self, chat_id: int, record: GameRecord | None) -> None:
+        """A change of the group's game was saved: deliver what it owes."""
+        if record is None:
+            self.records.pop(chat_id, None)
+        else:
+            self.records[chat_id] = record
+        self._kick(chat_id)
+
+    def post(
         self,
         chat_id: int,
         text: str,
         markup: InlineKeyboardMarkup | None = None,
         *,
         key: str | None = None,
-        on_sent: SentHook | None = None,
+        edit_id: int | None = None,
+        group: int | None = None,
     ) -> None:
-        self.put(Op(chat_id, text, markup, edit=False, key=key, on_sent=on_sent))
+        """A plain reply, paced like game messages; a newer one with the same key replaces
+        an unsent older one (repeated /board costs one message)."""
+        self._seq += 1
+        owner = group if group is not None else chat_id
+        state = self._chat(owner)
+        state.plain[key or f"#{self._seq}"] = Plain(chat_id, text, markup, edit_id, self._seq)
+        self._kick(owner)
 
-    def edit(
-        self,
-        chat_id: int,
-        text: str,
-        markup: InlineKeyboardMarkup | None = None,
-        *,
-        key: str | None = None,
-        message_id: int | None = None,
-        on_sent: SentHook | None = None,
-    ) -> None:
-        self.put(
-            Op(chat_id, text, markup, edit=True, key=key, message_id=message_id, on_sent=on_sent)
-        )
+    def _chat(self, chat_id: int) -> _Chat:
+        state = self._chats.get(chat_id)
+        if state is None:
+            state = self._chats[chat_id] = _Chat()
+        return state
 
-    def remember(self, chat_id: int, key: str, message_id: int) -> None:
-        """Record a message id known from storage (after a restart)."""
-        self._ids[(chat_id, key)] = message_id
-
-    def known(self, chat_id: int, key: str) -> int | None:
-        return self._ids.get((chat_id, key))
-
-    def put(self, op: Op) -> None:
-        queue = self._queues.setdefault(op.chat_id, deque())
-        if op.edit and self._coalesce(queue, op):
-            return
-        queue.append(op)
-        self._idle.clear()
-        worker = self._workers.get(op.chat_id)
-        if worker is None or worker.done():
-            self._workers[op.chat_id] = asyncio.get_running_loop().create_task(
-                self._work(op.chat_id), name=f"outbox-{op.chat_id}"
+    def _kick(self, chat_id: int) -> None:
+        state = self._chat(chat_id)
+        state.wake.set()
+        if state.task is None or state.task.done():
+            self._idle.clear()
+            state.task = asyncio.get_running_loop().create_task(
+                self._work(chat_id), name=f"outbox-{chat_id}"
             )
 
-    @staticmethod
-    def _coalesce(queue: deque[Op], op: Op) -> bool:
-        """Fold an edit into a queued op for the same message (newest content wins)."""
-        for queued in reversed(queue):
-            same = (op.key is not None and queued.key == op.key) or (
-                op.message_id is not None and queued.message_id == op.message_id and queued.edit
-            )
-            if same:
-                queued.text = op.text
-                queued.markup = op.markup
-                return True
-        return False
-
-    # ------------------------------------------------------------------ worker
+    # ------------------------------------------------------------------ the worker
 
     async def _work(self, chat_id: int) -> None:
-        queue = self._queues[chat_id]
+        state = self._chat(chat_id)
         try:
-            while queue:
-                op = queue[0]
-                retry = await self._deliver(op)
-                if retry is not None and op.attempts < self.max_attempts:
-                    op.attempts += 1
-                    await asyncio.sleep(retry)  # a worker may wait; a handler never does
+            while True:
+                state.wake.clear()
+                record = await self._record(chat_id)
+                table = Table.from_dict(record.data) if record is not None else None
+                choice, wait = self._choose(chat_id, table, state)
+                if choice is None and wait is None:
+                    if table is not None and table.ending and record is not None:
+                        await self._finalize(chat_id)
+                    break
+                if choice is None:
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(state.wake.wait(), max(0.0, wait or 0.0))
                     continue
-                queue.popleft()
+                if isinstance(choice, str):
+                    assert table is not None and record is not None
+                    await self._deliver_slot(chat_id, record, table, choice, state)
+                else:
+                    await self._deliver_plain(chat_id, choice, state)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # a worker must never die silently with work behind it
+            log.exception("delivery worker for %s failed", chat_id)
         finally:
-            if not queue:
-                self._queues.pop(chat_id, None)
-                self._workers.pop(chat_id, None)
-            if not self._workers:
+            if state.task is asyncio.current_task():
+                state.task = None
+            if all(s.task is None or s.task.done() for s in self._chats.values()):
                 self._idle.set()
 
-    async def _deliver(self, op: Op) -> float | None:
-        """Perform one op; returns seconds to wait before retrying, or None when done."""
-        bot = self.bot
+    async def _record(self, chat_id: int) -> GameRecord | None:
+        record = self.records.get(chat_id)
+        if record is None and self.svc is not None:
+            try:
+                record = await self.svc.store.get_game(chat_id)
+            except StoreError:
+                log.warning("delivery to %s waits for the store", chat_id)
+                await asyncio.sleep(1.0)
+                return None
+            if record is not None:
+                self.records[chat_id] = record
+        return record
+
+    def _choose(
+        self, chat_id: int, table: Table | None, state: _Chat
+    ) -> tuple[str | tuple[str, Plain] | None, float | None]:
+        """The most urgent message that may be sent now, or how long to wait for one."""
+        now = self.pacer.clock()
+        ready: list[tuple[int, int, Any]] = []
+        soonest: float | None = None
+        candidates: list[tuple[int, int, int, Any]] = []
+        if table is not None:
+            for slot, entry in table.owed.items():
+                candidates.append((target(chat_id, entry), priority(slot), entry[0], slot))
+        for key, plain in state.plain.items():
+            candidates.append((plain.chat_id, 3, plain.seq, (key, plain)))
+        if not candidates:
+            return None, None
+        for chat, prio, seq, item in candidates:
+            at = max(self.pacer.ready_at(chat, now), state.retry_at)
+            if at <= now:
+                ready.append((prio, seq, item))
+            elif soonest is None or at < soonest:
+                soonest = at
+        if ready:
+            return min(ready, key=lambda x: (x[0], x[1]))[2], 0.0
+        return None, (soonest or now) - now
+
+    # ------------------------------------------------------------------ one message
+
+    async def _deliver_slot(
+        self, chat_id: int, record: GameRecord, table: Table, slot: str, state: _Chat
+    ) -> None:
+        assert self.svc is not None
+        seq = table.owed[slot][0]
+        renderer = await self.svc.slot_renderer(chat_id, table)
+        rendered = await renderer.render(chat_id, table, slot)
+        if rendered is None:  # nothing to show any more (e.g. a prompt whose step is over)
+            await self._ack(chat_id, table.gid, slot, seq, None, keep=False)
+            return
         try:
-            if op.edit:
-                mid = op.message_id or (self._ids.get((op.chat_id, op.key)) if op.key else None)
-                if mid is None:
-                    log.debug("edit of unknown message %s in %s: sending anew", op.key, op.chat_id)
-                    await self._send_new(op)
-                    return None
-                content = (op.text, op.markup.to_dict() if op.markup else None)
-                if self._shown.get((op.chat_id, mid)) == content:
-                    return None
-                try:
-                    await bot.edit_message_text(  # type: ignore[attr-defined]
-                        chat_id=op.chat_id,
-                        message_id=mid,
-                        text=op.text,
-                        parse_mode=ParseMode.HTML,
-                        reply_markup=op.markup,
-                        disable_web_page_preview=True,
-                    )
-                except BadRequest as exc:
-                    text = str(exc).lower()
-                    if "not modified" in text:
-                        self._remember_shown(op.chat_id, mid, content)
-                        return None
-                    if "not found" in text or "can't be edited" in text:
-                        await self._send_new(op)
-                        return None
-                    raise
-                self._remember_shown(op.chat_id, mid, content)
+            mid = await self._send(rendered, state)
+        except _Retry:
+            return
+        except _Unreachable:
+            await self._ack(chat_id, table.gid, slot, seq, None, keep=False)
+            if rendered.chat_id == chat_id:
+                await self.svc.lost_group(chat_id)
             else:
-                await self._send_new(op)
-            return None
+                await self.svc.unreachable(chat_id, rendered.chat_id)
+            return
+        except _Migrated as moved:
+            await self.svc.migrate(chat_id, moved.new_id)
+            return
+        except _Dropped:
+            mid = None
+        await self._ack(chat_id, table.gid, slot, seq, mid, keep=rendered.keep)
+
+    async def _deliver_plain(self, chat_id: int, item: tuple[str, Plain], state: _Chat) -> None:
+        key, plain = item
+        rendered = Rendered(plain.chat_id, plain.text, plain.markup, plain.edit_id, False)
+        with contextlib.suppress(_Dropped, _Unreachable, _Migrated):
+            try:
+                await self._send(rendered, state)
+            except _Retry:
+                return
+        if state.plain.get(key) is plain:
+            del state.plain[key]
+
+    async def _send(self, m: Rendered, state: _Chat) -> int:
+        """One Bot API call; maps every failure to what the worker does next."""
+        try:
+            mid = await self._call(m)
         except RetryAfter as exc:
             delay = exc.retry_after
-            return float(delay.total_seconds() if hasattr(delay, "total_seconds") else delay)
-        except Forbidden:
-            log.info("chat %s does not accept messages from the bot", op.chat_id)
-            if self.on_forbidden is not None:
-                with contextlib.suppress(Exception):
-                    await self.on_forbidden(op.chat_id)
-            return None
+            seconds = float(delay.total_seconds() if hasattr(delay, "total_seconds") else delay)
+            log.warning("Telegram asked to wait %.0f s before writing to %s", seconds, m.chat_id)
+            self.pacer.block(m.chat_id, seconds)
+            raise _Retry from exc
+        except ChatMigrated as exc:
+            raise _Migrated(int(exc.new_chat_id)) from exc
+        except Forbidden as exc:
+            log.info("chat %s does not accept messages from the bot", m.chat_id)
+            raise _Unreachable from exc
         except (TimedOut, NetworkError) as exc:
-            log.warning("network error delivering to %s: %s", op.chat_id, exc)
-            return min(30.0, 0.5 * 2**op.attempts)
-        except BadRequest as exc:
-            log.error("Telegram refused a message for %s: %s", op.chat_id, exc)
-            return None
-        except Exception:  # a worker must never die with a queue behind it
-            log.exception("unexpected error delivering to %s", op.chat_id)
-            return None
+            if isinstance(exc, BadRequest):
+                return self._bad_request(m, exc)
+            state.attempts += 1
+            if state.attempts > MAX_ATTEMPTS:
+                log.error("giving up a message to %s after network errors: %s", m.chat_id, exc)
+                state.attempts = 0
+                raise _Dropped from exc
+            log.warning("network error delivering to %s: %s", m.chat_id, exc)
+            state.retry_at = self.pacer.clock() + min(30.0, 0.5 * 2**state.attempts)
+            raise _Retry from exc
+        state.attempts = 0
+        state.retry_at = 0.0
+        return mid
 
-    def _remember_shown(self, chat_id: int, mid: int, content: tuple[str, object]) -> None:
-        if len(self._shown) > 100_000:  # bounded memory: forgetting only costs a no-op edit
-            self._shown.clear()
-        self._shown[(chat_id, mid)] = content
+    def _bad_request(self, m: Rendered, exc: BadRequest) -> int:
+        text = str(exc).lower()
+        if "chat not found" in text or "user not found" in text:
+            raise _Unreachable from exc
+        log.error("Telegram refused a message for %s: %s", m.chat_id, exc)
+        raise _Dropped from exc
 
-    async def _send_new(self, op: Op) -> None:
-        message = await self.bot.send_message(  # type: ignore[attr-defined]
-            chat_id=op.chat_id,
-            text=op.text,
-            parse_mode=ParseMode.HTML,
-            reply_markup=op.markup,
-            disable_web_page_preview=True,
-        )
-        mid = int(message.message_id)
-        self._remember_shown(op.chat_id, mid, (op.text, op.markup.to_dict() if op.markup else None))
-        if op.key:
-            self._ids[(op.chat_id, op.key)] = mid
-        if op.on_sent is not None:
+    async def _call(self, m: Rendered) -> int:
+        content = (m.text, m.markup.to_dict() if m.markup else None)
+        if m.edit_id is not None and self._content.get((m.chat_id, m.edit_id)) == content:
+            return m.edit_id
+        mid = await self._call_api(m)
+        if len(self._content) > 100_000:  # bounded: forgetting only costs a no-op edit
+            self._content.clear()
+        self._content[(m.chat_id, mid)] = content
+        return mid
+
+    async def _call_api(self, m: Rendered) -> int:
+        if m.edit_id is not None:
+            self._count(m.chat_id)
             try:
-                await op.on_sent(mid)
-            except Exception:  # storing the id is best effort: an edit can still fall back
-                log.exception("could not record message id for %s", op.key)
+                await self.bot.edit_message_text(
+                    chat_id=m.chat_id,
+                    message_id=m.edit_id,
+                    text=m.text,
+                    parse_mode=ParseMode.HTML,
+                    reply_markup=m.markup,
+                    disable_web_page_preview=True,
+                )
+                return m.edit_id
+            except BadRequest as exc:
+                text = str(exc).lower()
+                if "not modified" in text:
+                    return m.edit_id
+                if "not found" not in text and "can't be edited" not in text:
+                    raise
+                if self.pacer.ready_at(m.chat_id) > self.pacer.clock():
+                    raise RetryAfter(0) from exc  # send anew when the window allows
+        self._count(m.chat_id)
+        message = await self.bot.send_message(
+            chat_id=m.chat_id,
+            text=m.text,
+            parse_mode=ParseMode.HTML,
+            reply_markup=m.markup,
+            disable_web_page_preview=True,
+            disable_notification=not m.notify,
+        )
+        return int(message.message_id)
+
+    def _count(self, chat_id: int) -> None:
+        at = self.pacer.take(chat_id)
+        if chat_id < 0:
+            owner = self._chats.get(chat_id)
+            if owner is not None:
+                owner.unsaved_calls.append(at)
+
+    # ------------------------------------------------------------------ bookkeeping
+
+    async def _ack(
+        self, chat_id: int, gid: str, slot: str, seq: int, mid: int | None, *, keep: bool
+    ) -> None:
+        """Telegram has the slot: record it (with the group's recent call times)."""
+        assert self.svc is not None
+        calls = self._chat(chat_id).unsaved_calls
+        taken = list(calls)
+
+        def change(table: Table) -> None:
+            table.delivered(slot, seq, mid, keep=keep)
+            table.record_calls(taken)
+
+        if await self.svc.commit.bookkeep(chat_id, gid, change):
+            del calls[: len(taken)]
+
+    async def _finalize(self, chat_id: int) -> None:
+        assert self.svc is not None
+        await self.svc.commit.finalize(chat_id)
+
+    # ------------------------------------------------------------------ lifecycle
 
     async def join(self, timeout: float | None = None) -> None:
-        """Wait until every queue is empty (tests, shutdown)."""
+        """Wait until every worker is done (tests, shutdown)."""
         await asyncio.wait_for(self._idle.wait(), timeout)
 
     async def close(self) -> None:
-        for task in list(self._workers.values()):
+        tasks = [s.task for s in self._chats.values() if s.task is not None]
+        for task in tasks:
             task.cancel()
-        for task in list(self._workers.values()):
+        for task in tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
-        self._workers.clear()
-        self._queues.clear()
+        self._chats.clear()
         self._idle.set()
+
+
+class _Retry(Exception):
+    """Try this message again later (the worker loops)."""
+
+
+class _Dropped(Exception):
+    """Give this message up (Telegram refused it for good)."""
+
+
+class _Unreachable(Exception):
+    """The chat does not take messages from the bot (blocked, kicked, not found)."""
+
+
+class _Migrated(Exception):
+    def __init__(self, new_id: int) -> None:
+        super().__init__(new_id)
+        self.new_id = new_id

@@ -15,9 +15,9 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from shbot.engine import FASCIST, HITLER, LIBERAL, Game, Kind, Phase, Reason
 from shbot.i18n import LANGUAGE_NAMES, LANGUAGES, N_, Translator, esc
+from shbot.table.model import FSI, PDI, Table
 
 from . import callbacks as cb
-from .model import FSI, PDI, Table
 
 MAX_TEXT = 4096
 MAX_BUTTON_NAME = 24
@@ -782,3 +782,58 @@ def language_keyboard(scope: str) -> InlineKeyboardMarkup:
             ]
         ]
     )
+
+
+# ---------------------------------------------------------------------------------- slots
+
+
+def lobby_closed_text(t: Translator, closed: str, by: str | None = None) -> str:
+    """The last line of a lobby that no longer takes players."""
+    if closed == "started":
+        return t._("▶️ The game has started!")
+    if closed == "everybody_left":
+        return t._("Everybody left: the game is cancelled.")
+    if by:
+        return t._("🛑 The game was cancelled by {name}.", name=f"{FSI}{esc(by)}{PDI}")
+    return t._("🛑 The game was cancelled.")
+
+
+def unreachable_text(t: Translator, player: str) -> str:
+    return t._(
+        "⚠️ I cannot write to {name} in private. {name}, please open a private chat with "
+        "me and press Start: I will send you what you missed.",
+        name=f"{FSI}{esc(player)}{PDI}",  # isolated, like every name
+    )
+
+
+def done_text(t: Translator, table: Table, done: list[Any]) -> str:
+    """What a closed private prompt says was done (``done`` as the table stored it)."""
+    kind = done[0]
+    names = table.names()
+    if kind == "discard":
+        return done_discard_text(t, done[1], done[2])
+    if kind == "enact":
+        return done_enact_text(t, done[1])
+    if kind == "veto":
+        return t._("✋ You proposed a veto. The President decides.")
+    if kind == "veto_answer":
+        return (
+            t._("✋ You accepted the veto: both policies are discarded.")
+            if done[1]
+            else t._("You refused the veto: the Chancellor must enact a policy.")
+        )
+    if kind == "investigate":
+        return investigation_text(t, table, done[1], done[2])
+    if kind == "special":
+        return t._(
+            "🗳 You chose {player} as the next presidential candidate.",
+            player=name(names, done[1]),
+        )
+    return t._("💀 You executed {player}.", player=name(names, done[1]))
+
+
+def plain_name(names: Sequence[str], seat: object) -> str:
+    """A name for plain text (alerts): no HTML, isolated against bidi reordering."""
+    if not isinstance(seat, int) or not 0 <= seat < len(names):
+        return "?"
+    return f"{FSI}{names[seat]}{PDI}"

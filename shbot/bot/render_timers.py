@@ -3,31 +3,24 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
-from shbot.engine import Nominate, Phase
-from shbot.engine.actions import Action
+from shbot.engine import Phase
 from shbot.i18n import Translator
+from shbot.table.model import Table
 
 from . import render as r
-from .model import Table
 
 
-def timeout_text(
-    t: Translator,
-    before: Table,
-    phase: Phase,
-    late: Sequence[int],
-    action: Action | None,
-    missing_nein: bool,
-) -> str:
-    """What the group is told when a deadline passed, and what was decided for whom."""
-    names = before.names()
-    game = before.game
-    assert game is not None
-    president = r.name(names, game.president)
+def timeout_text(t: Translator, names: Sequence[str], d: dict[str, Any]) -> str:
+    """What the group is told when a deadline passed, and what was decided for whom
+    (``d`` is the payload :func:`shbot.table.timers.timeout` stored)."""
+    phase = Phase(d["phase"])
+    late: list[int] = d["late"]
+    president = r.name(names, d["president"])
     if phase is Phase.VOTE:
         who = r.name_list(t, names, late)
-        if missing_nein:
+        if d.get("missing_nein", True):
             return t.ngettext(
                 "⏰ Time is up: {names} did not vote; the missing vote counts as Nein!",
                 "⏰ Time is up: {names} did not vote; the missing votes count as Nein!",
@@ -40,12 +33,12 @@ def timeout_text(
             len(late),
             names=who,
         )
-    if phase is Phase.NOMINATE and isinstance(action, Nominate):
+    if phase is Phase.NOMINATE:
         return t._(
             "⏰ Time is up: {president} did not nominate a Chancellor, so I picked {chancellor} "
             "at random.",
             president=president,
-            chancellor=r.name(names, action.target),
+            chancellor=r.name(names, d["target"]),
         )
     if phase is Phase.PRESIDENT_DISCARD:
         return t._(
@@ -57,18 +50,17 @@ def timeout_text(
         return t._(
             "⏰ Time is up: Chancellor {chancellor} did not choose, so I enacted one of the two "
             "policies at random.",
-            chancellor=r.name(names, game.chancellor),
+            chancellor=r.name(names, d["chancellor"]),
         )
     if phase is Phase.VETO_RESPONSE:
         return t._(
             "⏰ Time is up: President {president} did not answer, so the veto is refused.",
             president=president,
         )
-    target = getattr(action, "target", None)
     return t._(
         "⏰ Time is up: President {president} did not choose, so I picked {target} at random.",
         president=president,
-        target=r.name(names, target),
+        target=r.name(names, d["target"]),
     )
 
 

@@ -1,30 +1,31 @@
-"""What every handler needs: the store, the outbox, languages and per-chat ordering."""
+"""What every handler needs: the store, the commit path, the outbox, languages, admin rights."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
 import secrets
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from telegram import User
+from telegram.constants import ChatMemberStatus
 
 from shbot.i18n import DEFAULT, Translator, normalize, translator
-from shbot.storage import NoGame, Store
+from shbot.storage import GameExists, NoGame, Store, StoreError
+from shbot.table import Outcome, Refusal, Table, lobby
 
 from . import logs
+from .commit import Commit
 from .config import Config
-from .flow import Narrator
-from .model import Table
 from .outbox import Outbox
+from .slots import SlotRenderer
 
 log = logging.getLogger(__name__)
 
 LANG_CACHE_SECONDS = 60.0
+ADMIN_CACHE_SECONDS = 120.0
 
 
 @dataclass
@@ -32,12 +33,18 @@ class Services:
     config: Config
     store: Store
     outbox: Outbox
+    bot: Any = None
     bot_username: str = ""
     new_seed: Callable[[], int] = field(default=lambda: secrets.randbits(63))
-    _locks: dict[int, asyncio.Lock] = field(default_factory=dict)
+    commit: Commit = field(init=False)
     _user_lang: dict[int, tuple[str, float]] = field(default_factory=dict)
     _group_lang: dict[int, tuple[str, float]] = field(default_factory=dict)
+    _admins: dict[tuple[int, int], tuple[bool, float]] = field(default_factory=dict)
     _pinged: dict[int, float] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.commit = Commit(self.store, self.outbox)
+        self.outbox.svc = self
 
     def ping_wait(self, chat_id: int, every: float) -> float:
         """Seconds before the group may /ping again (0: now, and the clock restarts)."""
@@ -48,12 +55,28 @@ class Services:
         self._pinged[chat_id] = now
         return 0.0
 
-    @contextlib.asynccontextmanager
-    async def chat_lock(self, chat_id: int) -> AsyncIterator[None]:
-        """Serialize commit-and-enqueue per group, so messages are queued in commit order."""
-        lock = self._locks.setdefault(chat_id, asyncio.Lock())
-        async with lock:
-            yield
+    # ------------------------------------------------------------------ admin rights
+
+    async def is_admin(self, chat_id: int, user_id: int) -> bool:
+        """Cached for two minutes; asked directly (never behind the group's messages)."""
+        key = (chat_id, user_id)
+        cached = self._admins.get(key)
+        if cached and time.monotonic() - cached[1] < ADMIN_CACHE_SECONDS:
+            return cached[0]
+        try:
+            member = await self.bot.get_chat_member(chat_id, user_id)
+        except Exception:  # an API error must not grant rights
+            log.warning("could not check admin rights in %s", chat_id)
+            return False
+        admin = member.status in (ChatMemberStatus.OWNER, ChatMemberStatus.ADMINISTRATOR)
+        if len(self._admins) > 100_000:
+            self._admins.clear()
+        self._admins[key] = (admin, time.monotonic())
+        return admin
+
+    def forget_admin(self, chat_id: int) -> None:
+        for key in [k for k in self._admins if k[0] == chat_id]:
+            del self._admins[key]
 
     # ------------------------------------------------------------------ languages
 
@@ -90,33 +113,71 @@ class Services:
     async def t_group(self, chat_id: int) -> Translator:
         return translator(await self.group_lang(chat_id))
 
-    async def narrator(self, chat_id: int, table: Table) -> Narrator:
-        """A narrator with every player's language looked up once."""
-        logs.bind(chat=chat_id, game=table.gid)  # what follows is about this game
-        langs = {p.id: await self.user_lang(p.id, p.lang) for p in table.players}
+    async def slot_renderer(self, chat_id: int, table: Table) -> SlotRenderer:
+        logs.bind(chat=chat_id, game=table.gid)
+        langs = {p.id: p.lang for p in table.players}
 
-        def user_t(user_id: int) -> Translator:
-            return translator(langs.get(user_id, DEFAULT))
+        async def user_t(user_id: int) -> Translator:
+            return translator(await self.user_lang(user_id, langs.get(user_id)))
 
-        return Narrator(
-            outbox=self.outbox,
-            chat_id=chat_id,
-            group=await self.t_group(chat_id),
-            user_t=user_t,
-            bot_username=self.bot_username,
-            on_sent=lambda name: self.id_recorder(chat_id, table.gid, name),
-        )
+        return SlotRenderer(await self.t_group(chat_id), user_t, self.bot_username)
 
-    def id_recorder(self, chat_id: int, gid: str, name: str) -> Callable[[int], Awaitable[None]]:
-        """A hook that stores a sent message's id in the game, for later edits."""
+    # ------------------------------------------------------------------ delivery failures
 
-        async def record(message_id: int) -> None:
-            def setter(rec: Any) -> None:
-                if rec.data.get("gid") != gid:
-                    raise NoGame("another game")
-                rec.data.setdefault("msgs", {})[name] = message_id
+    async def lost_group(self, chat_id: int) -> None:
+        """The bot was removed from the group (or it is gone): its game ends, players free."""
+        try:
+            await self.commit.run(chat_id, lobby.lost_access)
+        except (NoGame, Refusal):
+            pass
+        log.warning("lost access to chat %s: its game is cancelled", chat_id)
 
-            with contextlib.suppress(NoGame):
-                await self.store.update_game(chat_id, setter)
+    async def unreachable(self, group_id: int, user_id: int) -> None:
+        """A player blocked the bot: tell the group once (no secret), the game goes on."""
+        await self.store.update_user(user_id, {"dm": False})
 
-        return record
+        def warn(table: Table) -> Any:
+            marker = f"warned:{user_id}"
+            if table.player(user_id) is None or marker in table.shown:
+                raise Refusal("nothing")
+            table.owe(f"warn:{user_id}")
+            table.shown[marker] = 0  # one warning per player and game
+            return Outcome(table)
+
+        try:
+            await self.commit.run(group_id, warn)
+        except (NoGame, Refusal):
+            pass
+
+    async def migrate(self, old_id: int, new_id: int) -> None:
+        """The group became a supergroup: the game and the settings move to the new id."""
+        async with self.commit.lock(old_id):
+            record = await self.store.get_game(old_id)
+            self.outbox.records.pop(old_id, None)
+            settings = await self.store.get_group(old_id)
+            if settings:
+                await self.store.update_group(new_id, settings)
+            if record is None:
+                return
+            table = Table.from_dict(record.data)
+            for slot in [s for s in table.shown if not s.startswith(("prompt", "warn"))]:
+                del table.shown[slot]
+            for slot in (
+                ("lobby",) if table.game is None else ("board", f"round:{table.game.round}")
+            ):
+                table.owe(slot)
+            try:
+                await self.store.create_game(new_id, record.status, table.to_dict())
+            except GameExists:
+                log.warning("chat %s migrated to %s, which already has a game", old_id, new_id)
+                return
+            try:
+                await self.store.delete_game(old_id, record.version)
+            except StoreError:
+                log.warning("could not remove the migrated game of %s", old_id)
+            players = [p.id for p in table.players]
+            await self.store.release_players(old_id, players)
+            for uid in players:
+                await self.store.claim_player(uid, new_id)
+        log.info("chat %s migrated to %s: game %s moved", old_id, new_id, table.gid)
+        self.outbox.committed(new_id, await self.store.get_game(new_id))

@@ -17,13 +17,14 @@ from telegram.error import BadRequest, Forbidden
 
 from shbot.i18n import LANGUAGES
 from shbot.storage import NoGame
+from shbot.table import Refusal
+from shbot.table import timers as table_timers
 
 from . import callbacks as cb
-from . import flow, jobs, timers
 from . import render as r
 from . import render_settings as rs
 from .config import TIMER_PRESETS
-from .handlers import Ctx, group_only, is_admin, is_group, reply, set_language, svc
+from .handlers import Ctx, group_only, is_group, reply, set_language, svc
 
 log = logging.getLogger(__name__)
 
@@ -43,11 +44,13 @@ async def cmd_settings(update: Update, context: Ctx) -> None:
         return
     if not is_group(chat):
         t = await s.t_user(user)
-        await reply(message, t._("Send /settings in your group: I will open its settings here."))
+        await reply(
+            context, message, t._("Send /settings in your group: I will open its settings here.")
+        )
         return
     tg = await s.t_group(chat.id)
-    if not await is_admin(context, chat.id, user.id):
-        await reply(message, tg._("Only a group admin can change the settings."))
+    if not await s.is_admin(chat.id, user.id):
+        await reply(context, message, tg._("Only a group admin can change the settings."))
         return
     t = await s.t_user(user)
     group = await s.store.get_group(chat.id)
@@ -60,6 +63,7 @@ async def cmd_settings(update: Update, context: Ctx) -> None:
     except Forbidden:
         markup = r.private_chat_keyboard(tg, s.bot_username, "settings")
         await reply(
+            context,
             message,
             tg._(
                 "I cannot write to you in private yet: open a private chat with me, then "
@@ -68,7 +72,7 @@ async def cmd_settings(update: Update, context: Ctx) -> None:
             markup,
         )
         return
-    await reply(message, tg._("⚙️ I sent you the settings in private."))
+    await reply(context, message, tg._("⚙️ I sent you the settings in private."))
 
 
 def _parse(arg: str) -> tuple[int, str] | None:
@@ -108,7 +112,7 @@ async def on_settings_press(context: Ctx, query: CallbackQuery, arg: str) -> Non
         await query.answer(t._("This button is not valid."), show_alert=True)
         return
     chat_id = parsed[0]
-    if not await is_admin(context, chat_id, user.id):
+    if not await s.is_admin(chat_id, user.id):
         await query.answer(t._("Only a group admin can change the settings."), show_alert=True)
         return
     if "lang" in change:
@@ -133,13 +137,9 @@ async def _apply_timers(context: Ctx, chat_id: int, seconds: int) -> None:
     """A running game takes the new timers at once (a fresh clock for the current step)."""
     s = svc(context)
     try:
-        async with s.chat_lock(chat_id):
-            _, table = await s.store.update_game(
-                chat_id, lambda rec: timers.apply_timer_setting(rec, seconds)
-            )
-    except (NoGame, flow.Refusal):
+        await s.commit.run(chat_id, lambda tb: table_timers.set_timer(tb, seconds))
+    except (NoGame, Refusal):
         return
-    jobs.arm(context.application, chat_id, table)
 
 
 # ---------------------------------------------------------------------------- /stats, /nextgame
@@ -153,10 +153,10 @@ async def cmd_stats(update: Update, context: Ctx) -> None:
     if is_group(chat):
         t = await s.t_group(chat.id)
         stats = await s.store.group_stats(chat.id)
-        await reply(message, rs.group_stats_text(t, chat.title or "", stats))
+        await reply(context, message, rs.group_stats_text(t, chat.title or "", stats))
     else:
         t = await s.t_user(user)
-        await reply(message, rs.user_stats_text(t, await s.store.user_stats(user.id)))
+        await reply(context, message, rs.user_stats_text(t, await s.store.user_stats(user.id)))
 
 
 async def cmd_nextgame(update: Update, context: Ctx) -> None:
@@ -171,6 +171,7 @@ async def cmd_nextgame(update: Update, context: Ctx) -> None:
     if not settings.get("dm"):
         markup = r.private_chat_keyboard(tg, s.bot_username, "nextgame")
         await reply(
+            context,
             message,
             tg._(
                 "Open a private chat with me first, so that I can tell you; then send "
@@ -180,9 +181,11 @@ async def cmd_nextgame(update: Update, context: Ctx) -> None:
         )
         return
     if await s.store.subscribe_next(chat.id, user.id):
-        await reply(message, tg._("🔔 I will tell you in private when the next game opens here."))
+        await reply(
+            context, message, tg._("🔔 I will tell you in private when the next game opens here.")
+        )
     else:
-        await reply(message, tg._("You are already on the list for the next game here."))
+        await reply(context, message, tg._("You are already on the list for the next game here."))
 
 
 async def on_callback(update: Update, context: Ctx) -> None:

@@ -27,10 +27,10 @@ from telegram import Update
 from telegram.ext import JobQueue
 
 from shbot.bot import callbacks as cb
-from shbot.bot.model import Table
 from shbot.bot.services import Services
 from shbot.engine import Phase
 from shbot.storage import Store
+from shbot.table.model import Table
 
 from .fake_telegram import FakeBotAPI, JSONDict, StoredMessage, utf16_len
 

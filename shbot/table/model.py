@@ -1,7 +1,15 @@
-"""The bot's record of one table: the players, the engine state and the message ids.
+"""One table: the players, the engine state, the step's deadline and what the table owes.
 
 Stored as ``GameRecord.data``. The engine knows seats; this maps seats to people. Every
 field is plain JSON so any store can keep it and a restarted bot can carry on.
+
+Delivery is part of the state: a transition that changes what a message should show marks
+that message *owed* (:meth:`Table.owe`), in the same write as the change itself. The bot
+renders an owed message from the table when the rate limiter lets it send, and marks it
+delivered (:meth:`Table.delivered`) only once Telegram accepted it; after a crash, what is
+still owed is delivered again. Messages are named by *slots* ("lobby", "board",
+"round:3", "prompt:14", "role:2", ...); ``shown`` keeps the message id of each slot that
+may be edited later.
 """
 
 from __future__ import annotations
@@ -61,6 +69,11 @@ class Player:
         return cls(int(d["id"]), str(d["name"]), d.get("lang"), bool(d.get("ready")))
 
 
+GROUP = 0  # the chat id of an owed message meant for the table's own group
+MAX_SEEN = 64  # callback query ids remembered per table (duplicate deliveries)
+MAX_CALLS = 20  # group call times remembered (the send window survives a restart)
+
+
 @dataclass
 class Table:
     gid: str
@@ -69,12 +82,76 @@ class Table:
     players: list[Player] = field(default_factory=list)
     game: Game | None = None
     step: int = 0
-    msgs: dict[str, int] = field(default_factory=dict)
-    priv: dict[int, int] = field(default_factory=dict)
     round_log: list[list[Any]] = field(default_factory=list)
     options: dict[str, Any] = field(default_factory=dict)
     deadline: float | None = None  # epoch seconds when the current step times out
     reminded: bool = False  # the half-way reminder of the current step was sent
+    # Delivery state (see the module docstring).
+    seq: int = 0
+    owed: dict[str, list[Any]] = field(default_factory=dict)  # slot -> [seq, chat, payload]
+    shown: dict[str, int] = field(default_factory=dict)  # slot -> message id
+    calls: list[float] = field(default_factory=list)  # recent group calls (epoch seconds)
+    seen: list[str] = field(default_factory=list)  # recent callback query ids
+    ending: str | None = None  # "finished" or "cancelled": archived once nothing is owed
+    missed: dict[str, int] = field(default_factory=dict)  # user id -> deadlines missed in a row
+
+    # -------------------------------------------------------------- delivery
+
+    def owe(self, slot: str, chat: int = GROUP, payload: dict[str, Any] | None = None) -> None:
+        """Mark ``slot`` as owed: its newest state must reach ``chat`` (GROUP: the group).
+
+        Owing a slot again replaces the older entry (latest state wins); a payload given
+        before is kept unless a new one is given, so a later re-render keeps its data."""
+        self.seq += 1
+        old = self.owed.get(slot)
+        if payload is None and old is not None:
+            payload = old[2]
+        self.owed[slot] = [self.seq, chat, payload]
+
+    def delivered(self, slot: str, seq: int, message_id: int | None, *, keep: bool) -> None:
+        """Telegram accepted ``slot`` as rendered at ``seq``: forget it unless owed again."""
+        entry = self.owed.get(slot)
+        if entry is not None and entry[0] <= seq:
+            del self.owed[slot]
+        if keep and message_id is not None:
+            self.shown[slot] = message_id
+        elif not keep:
+            self.shown.pop(slot, None)
+
+    def duplicate(self, update_key: str) -> bool:
+        """True if this update was applied already; else remember it (rides in the commit)."""
+        if update_key in self.seen:
+            return True
+        self.seen.append(update_key)
+        del self.seen[:-MAX_SEEN]
+        return False
+
+    def result(self) -> dict[str, Any] | None:
+        """The finished game for the statistics (roles by user), or None if not finished."""
+        game = self.game
+        if game is None or game.winner is None or game.condition is None:
+            return None
+        players = []
+        for seat, role in enumerate(game.roles):
+            p = self.at(seat)
+            side = "liberal" if role == "L" else "fascist"
+            players.append(
+                {
+                    "user_id": p.id,
+                    "name": p.name,
+                    "role": {"L": "liberal", "F": "fascist", "H": "hitler"}[role],
+                    "won": side == game.winner.value,
+                }
+            )
+        return {
+            "game_id": self.gid,
+            "winner": game.winner.value,
+            "condition": game.condition.value,
+            "players": players,
+        }
+
+    def record_calls(self, times: list[float]) -> None:
+        self.calls = sorted([*self.calls, *times])[-MAX_CALLS:]
 
     def restart_clock(self, now: float | None = None) -> None:
         """Give the current step a fresh deadline (none when the group's timers are off)."""
@@ -127,12 +204,17 @@ class Table:
             "players": [p.to_dict() for p in self.players],
             "game": self.game.to_dict() if self.game else None,
             "step": self.step,
-            "msgs": self.msgs,
-            "priv": {str(k): v for k, v in self.priv.items()},
             "round_log": self.round_log,
             "options": self.options,
             "deadline": self.deadline,
             "reminded": self.reminded,
+            "seq": self.seq,
+            "owed": self.owed,
+            "shown": self.shown,
+            "calls": self.calls,
+            "seen": self.seen,
+            "ending": self.ending,
+            "missed": self.missed,
         }
 
     @classmethod
@@ -144,10 +226,27 @@ class Table:
             players=[Player.from_dict(p) for p in d.get("players", [])],
             game=Game.from_dict(d["game"]) if d.get("game") else None,
             step=int(d.get("step", 0)),
-            msgs={str(k): int(v) for k, v in d.get("msgs", {}).items()},
-            priv={int(k): int(v) for k, v in d.get("priv", {}).items()},
             round_log=[list(e) for e in d.get("round_log", [])],
             options=dict(d.get("options", {})),
             deadline=float(d["deadline"]) if d.get("deadline") is not None else None,
             reminded=bool(d.get("reminded", False)),
+            seq=int(d.get("seq", 0)),
+            owed={str(k): list(v) for k, v in d.get("owed", {}).items()},
+            shown=_shown_slots(d),
+            calls=[float(x) for x in d.get("calls", [])],
+            seen=[str(x) for x in d.get("seen", [])],
+            ending=d.get("ending"),
+            missed={str(k): int(v) for k, v in d.get("missed", {}).items()},
         )
+
+
+def _shown_slots(d: dict[str, Any]) -> dict[str, int]:
+    """Message ids by slot; a record written before slots existed kept them in ``msgs``
+    ("round3", "prompt14"), so a game started before the upgrade goes on after it."""
+    shown = {str(k): int(v) for k, v in d.get("shown", {}).items()}
+    for name, mid in d.get("msgs", {}).items():
+        for old in ("round", "prompt"):
+            if name.startswith(old) and name[len(old) :].isdigit():
+                name = f"{old}:{name[len(old) :]}"
+        shown.setdefault(str(name), int(mid))
+    return shown

@@ -112,8 +112,9 @@ class RandomAgent:
 
     observes = False
 
-    def __init__(self, rng: random.Random | None = None) -> None:
+    def __init__(self, rng: random.Random | None = None, *, vetoes: bool = True) -> None:
         self.rng = rng or random.Random()
+        self.vetoes = vetoes  # False: never propose a veto (the timers' default move)
 
     def reset(self, seat: int, game: GameView) -> None:
         """Nothing to remember."""
@@ -123,6 +124,8 @@ class RandomAgent:
 
     def act(self, game: GameView, seat: int) -> Action:
         acts = game.legal_actions(seat)
+        if not self.vetoes:
+            acts = [a for a in acts if not isinstance(a, ProposeVeto)]
         return acts[int(self.rng.random() * len(acts))]
 
     def ballot(self, game: GameView, seat: int) -> bool:

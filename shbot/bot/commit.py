@@ -1,0 +1,147 @@
+"""The one path by which anything changes a game: lock, load, transition, one write.
+
+Every handler, timer job and settings change that alters a game calls :meth:`Commit.run`
+with a table transition. Under the group's lock (held for storage only, never across a Bot
+API call) it takes the newest record (this process's cache, reloaded when another process
+won the compare-and-set), applies the transition to a fresh copy, and saves it with one
+compare-and-set. Duplicate updates are caught by the same write (``Table.duplicate``).
+Then the outbox delivers what the change owes, and the scheduler arms the new deadline.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import weakref
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from shbot.storage import FINISHED, LOBBY, RUNNING, GameRecord, NoGame, Store, VersionConflict
+from shbot.table import Outcome, Refusal, Table
+
+from .outbox import Outbox
+
+log = logging.getLogger(__name__)
+
+Change = Callable[[Table], Outcome]
+RETRIES = 20
+
+
+class Commit:
+    def __init__(self, store: Store, outbox: Outbox) -> None:
+        self.store = store
+        self.outbox = outbox
+        self._locks: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
+        #: Called after every committed outcome (outside the lock): timers, released players.
+        self.after: Callable[[int, Outcome], Awaitable[None]] | None = None
+
+    def lock(self, chat_id: int) -> asyncio.Lock:
+        lock = self._locks.get(chat_id)
+        if lock is None:
+            lock = self._locks[chat_id] = asyncio.Lock()
+        return lock
+
+    async def _load(self, chat_id: int, fresh: bool) -> GameRecord:
+        record = None if fresh else self.outbox.records.get(chat_id)
+        if record is None:
+            record = await self.store.get_game(chat_id)
+            if record is None:
+                self.outbox.records.pop(chat_id, None)
+                raise NoGame(f"no active game in chat {chat_id}")
+        return record
+
+    async def run(self, chat_id: int, change: Change, *, update_key: str | None = None) -> Outcome:
+        """Apply ``change`` to the group's table and save it once; Refusal changes nothing."""
+        async with self.lock(chat_id):
+            fresh = False
+            for _ in range(RETRIES):
+                record = await self._load(chat_id, fresh)
+                table = Table.from_dict(record.data)
+                if update_key is not None and table.duplicate(update_key):
+                    raise Refusal("duplicate", alert=False)
+                outcome = change(table)
+                try:
+                    saved = await self._save(record, table)
+                except VersionConflict:
+                    fresh = True
+                    continue
+                self.outbox.committed(chat_id, saved)
+                break
+            else:
+                raise VersionConflict(f"chat {chat_id}: too many concurrent changes")
+        if self.after is not None:
+            await self.after(chat_id, outcome)
+        return outcome
+
+    async def _save(self, record: GameRecord, table: Table) -> GameRecord:
+        new = GameRecord(
+            record.chat_id,
+            record.version,
+            LOBBY if table.game is None else RUNNING,
+            table.to_dict(),
+            record.game_id,
+        )
+        return await self.store.save_game(new)
+
+    async def create(self, chat_id: int, table: Table) -> None:
+        """Open a new lobby (GameExists if one is open)."""
+        async with self.lock(chat_id):
+            record = await self.store.get_game(chat_id)
+            if record is not None and Table.from_dict(record.data).ending:
+                await self._close(chat_id, record)  # the previous game's last words can wait
+            saved = await self.store.create_game(chat_id, LOBBY, table.to_dict())
+            self.outbox.committed(chat_id, saved)
+
+    async def bookkeep(self, chat_id: int, gid: str, change: Callable[[Table], Any]) -> bool:
+        """Record delivery facts (message ids, call times); False if the game is gone."""
+        async with self.lock(chat_id):
+            fresh = False
+            for _ in range(RETRIES):
+                try:
+                    record = await self._load(chat_id, fresh)
+                except NoGame:
+                    return False
+                table = Table.from_dict(record.data)
+                if table.gid != gid:
+                    return False
+                change(table)
+                try:
+                    saved = await self._save(record, table)
+                except VersionConflict:
+                    fresh = True
+                    continue
+                except NoGame:
+                    return False
+                self.outbox.records[chat_id] = saved
+                return True
+        return False
+
+    async def finalize(self, chat_id: int) -> Table | None:
+        """An ended game that owes nothing more leaves the chat: archived or deleted."""
+        async with self.lock(chat_id):
+            try:
+                record = await self._load(chat_id, True)
+            except NoGame:
+                return None
+            table = Table.from_dict(record.data)
+            if not table.ending or table.owed:
+                return None
+            await self._close(chat_id, record)
+            return table
+
+    async def _close(self, chat_id: int, record: GameRecord) -> None:
+        table = Table.from_dict(record.data)
+        self.outbox.records.pop(chat_id, None)
+        try:
+            if table.ending == "finished" and table.game is not None:
+                record.status = FINISHED
+                await self.store.save_game(record)
+                result = table.result()
+                if result is not None:
+                    await self.store.record_result(chat_id, result)
+            else:
+                await self.store.delete_game(chat_id, record.version)
+        except (NoGame, VersionConflict):
+            return
+        await self.store.release_players(chat_id, [p.id for p in table.players])
+        log.info("game %s in chat %s closed (%s)", table.gid, chat_id, table.ending)

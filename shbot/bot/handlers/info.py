@@ -1,0 +1,227 @@
+"""Information: /help, /rules, /board, /history, /ping, unknown commands, errors."""
+
+from __future__ import annotations
+
+import logging
+import math
+
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
+
+from shbot import rules_text
+from shbot.i18n import Translator, normalize, translator
+from shbot.storage import NoGame, StoreUnavailable
+from shbot.table import Refusal, Table, lobby
+from shbot.table import timers as table_timers
+
+from .. import callbacks as cb
+from .. import render as r
+from .. import render_timers as rt
+from .common import Ctx, current_table, group_only, is_group, reply, svc
+
+log = logging.getLogger(__name__)
+PING_EVERY = 60.0  # seconds between two /ping nudges in one group
+
+
+def welcome_text(t: Translator) -> str:
+    return t._(
+        "👋 I run games of <b>Secret Hitler</b> in group chats, for 5 to 10 players, in "
+        "English, Japanese or French.\n\nAdd me to a group and send /newgame there. I will send "
+        "your secret role and your policy cards here, in this private chat.\n\n/rules explains "
+        "the game, /help lists the commands, /lang changes my language."
+    )
+
+
+def help_text(t: Translator) -> str:
+    return t._(
+        "<b>Commands</b>\n"
+        "/newgame — open a new game in this group\n"
+        "/join — join the open game\n"
+        "/leave — leave the game before it starts\n"
+        "/startgame — start the game (host or admin)\n"
+        "/cancelgame — cancel the game (host or admin)\n"
+        "/board — show the board again\n"
+        "/history — what happened so far\n"
+        "/rules — the rules of the game\n"
+        "/lang — change the language\n"
+        "/ping — remind whom the game waits for\n"
+        "/settings — language, timers and variants of this group (admins)\n"
+        "/stats — statistics of this group (in private: yours)\n"
+        "/nextgame — be told in private when the next game opens here\n"
+        "/help — this list\n\n"
+        "Votes and nominations happen in the group with buttons; your role and your policy "
+        "cards come to you in a private chat with me."
+    )
+
+
+async def _t(update: Update, context: Ctx) -> Translator | None:
+    s = svc(context)
+    chat, user = update.effective_chat, update.effective_user
+    if chat is None or user is None:
+        return None
+    return await s.t_group(chat.id) if is_group(chat) else await s.t_user(user)
+
+
+async def cmd_help(update: Update, context: Ctx) -> None:
+    t = await _t(update, context)
+    if t is not None:
+        await reply(context, update.effective_message, help_text(t), key="help")
+
+
+async def cmd_unknown(update: Update, context: Ctx) -> None:
+    """Unknown commands: answered in private, and in groups only when addressed to us."""
+    s = svc(context)
+    chat, message = update.effective_chat, update.effective_message
+    if chat is None or message is None or not message.text:
+        return
+    command = message.text.split()[0][:64]
+    if is_group(chat) and (
+        "@" not in command or command.split("@", 1)[1].lower() != s.bot_username.lower()
+    ):
+        return  # probably meant for another bot
+    t = await _t(update, context)
+    if t is not None:
+        text = t._("I don't know that command. /help lists what I understand.")
+        await reply(context, message, text, key="unknown")
+
+
+def rules_keyboard(t: Translator, current: str | None = None) -> InlineKeyboardMarkup:
+    buttons = [
+        InlineKeyboardButton(
+            ("• " if key == current else "") + rules_text.section_title(t, key),
+            callback_data=cb.free_data(cb.RULES, key),
+        )
+        for key in rules_text.SECTIONS
+    ]
+    return InlineKeyboardMarkup(r.chunk(buttons, 2))
+
+
+async def cmd_rules(update: Update, context: Ctx) -> None:
+    t = await _t(update, context)
+    if t is not None:
+        await reply(
+            context,
+            update.effective_message,
+            rules_text.rules_intro(t),
+            rules_keyboard(t),
+            key="rules",
+        )
+
+
+async def on_rules_press(update: Update, context: Ctx) -> None:
+    query = update.callback_query
+    if query is None or query.message is None:
+        return
+    s = svc(context)
+    message = query.message
+    t = await s.t_user(query.from_user)
+    press = cb.parse(query.data)
+    if not isinstance(press, cb.FreePress) or press.arg not in rules_text.SECTIONS:
+        await query.answer(t._("This button is not valid."), show_alert=True)
+        return
+    tl = await s.t_group(message.chat.id) if is_group(message.chat) else t
+    await query.answer()
+    s.outbox.post(
+        message.chat.id,
+        rules_text.render_section(tl, press.arg),
+        rules_keyboard(tl, press.arg),
+        edit_id=message.message_id,
+        key=f"rules:{message.message_id}",
+    )
+
+
+async def cmd_board(update: Update, context: Ctx) -> None:
+    """Post the board (or the lobby) again; repeated calls cost one message."""
+    if not await group_only(update, context):
+        return
+    s = svc(context)
+    chat = update.effective_chat
+    assert chat is not None
+    t = await s.t_group(chat.id)
+    try:
+        await s.commit.run(chat.id, lambda tb: lobby.redraw(tb, new=True))
+    except (NoGame, Refusal):
+        await reply(
+            context,
+            update.effective_message,
+            t._("No game is running. /newgame opens one."),
+            key="nogame",
+        )
+
+
+async def cmd_history(update: Update, context: Ctx) -> None:
+    s = svc(context)
+    chat = update.effective_chat
+    if chat is None:
+        return
+    if not is_group(chat):
+        await group_only(update, context)
+        return
+    t = await s.t_group(chat.id)
+    message = update.effective_message
+    table = await current_table(context, chat.id)
+    if table is None or table.game is None:
+        finished = await s.store.finished_games(chat.id, limit=1)
+        if finished:
+            last = Table.from_dict(finished[0].data)
+            if last.game is not None and last.game.is_over:
+                await reply(context, message, r.game_over_text(t, last), key="history")
+                return
+        await reply(context, message, t._("No game is running. /newgame opens one."), key="nogame")
+        return
+    await reply(context, message, r.history_text(t, table), key="history")
+
+
+async def cmd_ping(update: Update, context: Ctx) -> None:
+    """Nudge whoever the game waits for (useful above all without timers); rate-limited."""
+    if not await group_only(update, context):
+        return
+    s = svc(context)
+    chat = update.effective_chat
+    assert chat is not None
+    t = await s.t_group(chat.id)
+    message = update.effective_message
+    table = await current_table(context, chat.id)
+    if table is None or table.game is None or table.game.is_over:
+        await reply(context, message, t._("No game is running. /newgame opens one."), key="nogame")
+        return
+    wait = s.ping_wait(chat.id, PING_EVERY)
+    if wait > 0:
+        await reply(context, message, rt.ping_too_soon_text(t, math.ceil(wait)), key="ping")
+        return
+    try:
+        await s.commit.run(chat.id, table_timers.ping)
+    except (NoGame, Refusal):
+        pass
+
+
+async def on_invalid_press(update: Update, context: Ctx) -> None:
+    """Any callback data no other handler claims: forged, oversized or from an old version."""
+    query = update.callback_query
+    if query is None:
+        return
+    t = await svc(context).t_user(query.from_user)
+    await query.answer(t._("This button is not valid."), show_alert=True)
+
+
+async def on_error(update: object, context: Ctx) -> None:
+    error = context.error
+    if isinstance(error, StoreUnavailable):
+        log.warning("store unavailable: %s", error)
+        await tell_unavailable(update, context)
+        return
+    log.error("unhandled error", exc_info=error)
+
+
+async def tell_unavailable(update: object, context: Ctx) -> None:
+    if not isinstance(update, Update):
+        return
+    user = update.effective_user
+    t = translator((normalize(user.language_code) if user else None) or "en")
+    text = t._("⚠️ I am temporarily unavailable. Please try again in a moment.")
+    try:
+        if update.callback_query is not None:
+            await update.callback_query.answer(text, show_alert=True)
+        elif update.effective_message is not None:
+            await update.effective_message.reply_text(text)
+    except Exception:  # the answer is best effort while the backend is down
+        log.debug("could not tell the user about the outage", exc_info=True)

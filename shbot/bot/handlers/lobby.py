@@ -1,0 +1,324 @@
+"""Lobby: /newgame, join, leave, start, and the private /start that makes a player reachable."""
+
+from __future__ import annotations
+
+import logging
+
+from telegram import CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, Message, Update
+from telegram import User as TgUser
+
+from shbot.i18n import Translator, normalize
+from shbot.storage import GameExists, NoGame
+from shbot.table import PRIVATE_PHASES, Refusal, Table, lobby, prompt_seat
+from shbot.table.outcome import Outcome
+
+from .. import callbacks as cb
+from .. import render as r
+from ..refusals import answer_text
+from ..timers_config import preset_seconds
+from .common import (
+    Ctx,
+    answer,
+    current_table,
+    group_only,
+    is_group,
+    is_person,
+    player_from,
+    refuse,
+    reply,
+    svc,
+)
+from .info import welcome_text
+
+log = logging.getLogger(__name__)
+MAX_CHAT_ID = 10**15  # Telegram chat ids fit in 52 bits; anything longer is forged
+
+
+def parse_join_payload(payload: str) -> tuple[int, str] | None:
+    if not payload.startswith("j") or "_" not in payload or len(payload) > 64:
+        return None
+    chat, _, gid = payload[1:].partition("_")
+    try:
+        chat_id = int(chat.replace("m", "-"))
+    except ValueError:
+        return None
+    return (chat_id, gid) if abs(chat_id) < MAX_CHAT_ID else None
+
+
+async def cmd_start(update: Update, context: Ctx) -> None:
+    s = svc(context)
+    user, chat, message = update.effective_user, update.effective_chat, update.effective_message
+    if user is None or chat is None:
+        return
+    if is_group(chat):
+        from .info import cmd_help
+
+        await cmd_help(update, context)
+        return
+    await s.store.update_user(user.id, {"dm": True, "tg_lang": normalize(user.language_code)})
+    t = await s.t_user(user)
+    payload = context.args[0] if context.args else ""
+    target = parse_join_payload(payload)
+    if target is not None:
+        await join_lobby(context, target[0], user, message, t, gid=target[1], via_private=True)
+        return
+    group_id = await s.store.player_chat(user.id)
+    if group_id is not None and await mark_ready(context, group_id, user.id):
+        await reply(context, message, t._("✅ You are in the game. Go back to the group!"))
+        return
+    if group_id is not None and await resend_prompt(context, group_id, user.id):
+        return
+    add = (
+        InlineKeyboardMarkup(
+            [
+                [
+                    InlineKeyboardButton(
+                        t._("➕ Add me to a group"),
+                        url=f"https://t.me/{s.bot_username}?startgroup=true",
+                    )
+                ]
+            ]
+        )
+        if s.bot_username
+        else None
+    )
+    await reply(context, message, welcome_text(t), add)
+
+
+async def mark_ready(context: Ctx, chat_id: int, user_id: int) -> bool:
+    """Mark a lobby player reachable in private; False if they are not waiting in a lobby."""
+    table = await current_table(context, chat_id)
+    if table is None or table.game is not None:
+        return False  # in a running game every player is reachable already: write nothing
+    try:
+        await svc(context).commit.run(chat_id, lambda tb: lobby.ready(tb, user_id))
+    except (NoGame, Refusal):
+        return False
+    return True
+
+
+async def resend_prompt(context: Ctx, chat_id: int, user_id: int) -> bool:
+    """Send the current private prompt again if it belongs to ``user_id`` (they had blocked
+    the bot, or lost the message)."""
+    table = await current_table(context, chat_id)
+    game = table.game if table is not None else None
+    if table is None or game is None or game.is_over or game.phase not in PRIVATE_PHASES:
+        return False
+    seat = prompt_seat(game)
+    if table.at(seat).id != user_id:
+        return False
+
+    def again(tb: Table) -> Outcome:
+        if tb.step != table.step:
+            raise Refusal("step_over")
+        tb.owe(f"prompt:{tb.step}", user_id, {"seat": seat, "new": True})
+        return Outcome(tb)
+
+    try:
+        await svc(context).commit.run(chat_id, again)
+    except (NoGame, Refusal):
+        return False
+    return True
+
+
+async def cmd_newgame(update: Update, context: Ctx) -> None:
+    if not await group_only(update, context):
+        return
+    s = svc(context)
+    chat, user, message = update.effective_chat, update.effective_user, update.effective_message
+    assert chat is not None and user is not None
+    group_settings = await s.store.get_group(chat.id)
+    if not group_settings.get("lang"):  # a group that never chose speaks like its first host
+        lang = await s.user_lang(user.id, user.language_code)
+        await s.store.update_group(chat.id, {"lang": lang})
+        s.forget_group_lang(chat.id)
+    t = await s.t_group(chat.id)
+    if not is_person(user, message):
+        await refuse(context, None, message, t, Refusal("not_person"))
+        return
+    busy = await s.store.player_chat(user.id)
+    if busy is not None and busy != chat.id:
+        await reply(context, message, t._("You are already playing in another group."))
+        return
+    settings = await s.store.get_user(user.id)
+    table = lobby.new_lobby(player_from(user, ready=bool(settings.get("dm"))))
+    try:
+        await s.commit.create(chat.id, table)
+    except GameExists:
+        await reply(
+            context,
+            message,
+            t._("A game is already open in this group. /board shows it; /cancelgame ends it."),
+        )
+        return
+    await s.store.claim_player(user.id, chat.id)
+    for subscriber in await s.store.pop_subscribers(chat.id):
+        ts = await s.t_user(subscriber)
+        s.outbox.post(
+            subscriber,
+            ts._(
+                "🔔 A new game of Secret Hitler is open in {group}.", group=r.esc(chat.title or "")
+            ),
+        )
+
+
+async def join_lobby(
+    context: Ctx,
+    chat_id: int,
+    user: TgUser,
+    message: Message | None,
+    t: Translator,
+    *,
+    gid: str | None = None,
+    via_private: bool = False,
+    query: CallbackQuery | None = None,
+) -> None:
+    s = svc(context)
+    if not is_person(user, message if query is None else None):
+        await refuse(context, query, message, t, Refusal("not_person"))
+        return
+    busy = await s.store.player_chat(user.id)
+    if busy is not None and busy != chat_id:
+        await answer(context, query, message, t._("You are already playing in another group."))
+        return
+    settings = await s.store.get_user(user.id)
+    ready = via_private or bool(settings.get("dm"))
+    player = player_from(user, ready)
+    if await s.store.claim_player(user.id, chat_id) is not None:
+        await answer(context, query, message, t._("You are already playing in another group."))
+        return
+    try:
+        outcome = await s.commit.run(chat_id, lambda tb: lobby.join(tb, player, gid))
+    except NoGame:
+        await s.store.release_players(chat_id, [user.id])
+        await answer(context, query, message, t._("There is no open game. /newgame opens one."))
+        return
+    except Refusal as refusal:
+        table = await current_table(context, chat_id)
+        if table is None or table.player(user.id) is None:
+            await s.store.release_players(chat_id, [user.id])  # only if bound to chat_id
+        if via_private and refusal.code == "joined":
+            await reply(context, message, t._("✅ You are in the game. Go back to the group!"))
+        else:
+            await refuse(context, query, message, t, refusal)
+        return
+    if via_private:
+        await reply(context, message, t._("✅ You are in the game. Go back to the group!"))
+    elif not ready and query is not None:
+        # Open the private chat in one tap; the /start there marks the player ready.
+        link = r.deep_link(s.bot_username, r.join_payload(chat_id, outcome.table.gid))
+        await query.answer(url=link)
+    else:
+        text = answer_text(t, outcome.answer) or t._("You joined the game.")
+        await answer(context, query, message, text, alert=False)
+
+
+async def cmd_join(update: Update, context: Ctx) -> None:
+    if not await group_only(update, context):
+        return
+    chat, user = update.effective_chat, update.effective_user
+    assert chat is not None and user is not None
+    t = await svc(context).t_group(chat.id)
+    await join_lobby(context, chat.id, user, update.effective_message, t)
+
+
+async def leave_lobby(
+    context: Ctx,
+    chat_id: int,
+    user: TgUser,
+    message: Message | None,
+    query: CallbackQuery | None,
+    t: Translator,
+) -> None:
+    try:
+        outcome = await svc(context).commit.run(chat_id, lambda tb: lobby.leave(tb, user.id))
+    except NoGame:
+        await answer(context, query, message, t._("There is no open game. /newgame opens one."))
+        return
+    except Refusal as refusal:
+        await refuse(context, query, message, t, refusal)
+        return
+    await answer(context, query, message, answer_text(t, outcome.answer) or "", alert=False)
+
+
+async def cmd_leave(update: Update, context: Ctx) -> None:
+    if not await group_only(update, context):
+        return
+    chat, user = update.effective_chat, update.effective_user
+    assert chat is not None and user is not None
+    t = await svc(context).t_group(chat.id)
+    await leave_lobby(context, chat.id, user, update.effective_message, None, t)
+
+
+async def start_game(
+    context: Ctx,
+    chat_id: int,
+    user: TgUser,
+    message: Message | None,
+    query: CallbackQuery | None,
+    t: Translator,
+) -> None:
+    """The table is checked first; admin rights are asked only if the start hinges on them."""
+    s = svc(context)
+    table = await current_table(context, chat_id)
+    if table is None:
+        await answer(context, query, message, t._("There is no open game. /newgame opens one."))
+        return
+    try:
+        lobby.check_start(table, user.id)
+    except Refusal as refusal:
+        await refuse(context, query, message, t, refusal)
+        return
+    admin = user.id != table.host and await s.is_admin(chat_id, user.id)
+    group = await s.store.get_group(chat_id)
+    options = {
+        "shuffle_seats": bool(group.get("shuffle_seats")),
+        "rebalanced": bool(group.get("rebalanced")),
+        "timer": preset_seconds(group.get("timers"), s.config.timers),
+    }
+    seed = s.new_seed()
+    try:
+        outcome = await s.commit.run(
+            chat_id, lambda tb: lobby.start(tb, user.id, admin, seed, options)
+        )
+    except NoGame:
+        await answer(context, query, message, t._("There is no open game. /newgame opens one."))
+        return
+    except Refusal as refusal:
+        await refuse(context, query, message, t, refusal)
+        return
+    if query is not None:
+        await query.answer()
+    log.info(
+        "game %s started in chat %s with %d players",
+        outcome.table.gid,
+        chat_id,
+        len(outcome.table.players),
+    )
+
+
+async def cmd_startgame(update: Update, context: Ctx) -> None:
+    if not await group_only(update, context):
+        return
+    chat, user = update.effective_chat, update.effective_user
+    assert chat is not None and user is not None
+    t = await svc(context).t_group(chat.id)
+    await start_game(context, chat.id, user, update.effective_message, None, t)
+
+
+async def on_lobby_press(update: Update, context: Ctx) -> None:
+    """Join / Leave / Start buttons of the lobby message."""
+    query = update.callback_query
+    if query is None or query.message is None:
+        return
+    press = cb.parse(query.data)
+    assert isinstance(press, cb.GamePress)
+    user = query.from_user
+    t = await svc(context).t_user(user)
+    chat_id = query.message.chat.id
+    if press.op == cb.JOIN:
+        await join_lobby(context, chat_id, user, None, t, gid=press.game_id, query=query)
+    elif press.op == cb.LEAVE:
+        await leave_lobby(context, chat_id, user, None, query, t)
+    else:
+        await start_game(context, chat_id, user, None, query, t)

@@ -1,0 +1,121 @@
+"""Game presses: nominate, vote, the private hands, veto and powers, and "My role"."""
+
+from __future__ import annotations
+
+from telegram import Update
+
+from shbot.engine import (
+    AnswerVeto,
+    Discard,
+    Enact,
+    Execute,
+    Investigate,
+    Nominate,
+    Phase,
+    ProposeVeto,
+    SpecialElection,
+    Vote,
+)
+from shbot.engine.actions import Action
+from shbot.storage import NoGame
+from shbot.table import Outcome, Refusal, Table
+from shbot.table.play import check_press, play
+
+from .. import callbacks as cb
+from .. import render as r
+from ..refusals import answer_text, refusal_text
+from .common import Ctx, current_table, is_group, svc
+
+
+def decode(table: Table, press: cb.GamePress, seat: int) -> Action:
+    """A button as an engine action (``Refusal("invalid")`` for anything malformed)."""
+    game = table.game
+    assert game is not None
+    op, arg = press.op, press.arg
+    try:
+        if op == cb.NOMINATE:
+            return Nominate(seat, int(arg or ""))
+        if op == cb.VOTE and arg in ("0", "1"):
+            return Vote(seat, arg == "1")
+        if op == cb.DISCARD and arg in ("L", "F"):
+            return Discard(seat, arg)
+        if op == cb.ENACT and arg in ("L", "F"):
+            return Enact(seat, arg)
+        if op == cb.VETO:
+            return ProposeVeto(seat)
+        if op == cb.VETO_ANSWER and arg in ("0", "1"):
+            return AnswerVeto(seat, arg == "1")
+        if op == cb.TARGET:
+            target = int(arg or "")
+            powers = {
+                Phase.INVESTIGATE: Investigate,
+                Phase.SPECIAL_ELECTION: SpecialElection,
+                Phase.EXECUTION: Execute,
+            }
+            if game.phase not in powers:
+                raise Refusal("step_over")
+            return powers[game.phase](seat, target)
+    except (ValueError, OverflowError):
+        pass
+    raise Refusal("invalid")
+
+
+async def group_of(context: Ctx, chat_id: int, user_id: int, private: bool) -> int | None:
+    """The group a press belongs to: its own chat, or (in private) the presser's game."""
+    if not private:
+        return chat_id
+    return await svc(context).store.player_chat(user_id)
+
+
+async def on_game_press(update: Update, context: Ctx) -> None:
+    query = update.callback_query
+    if query is None or query.message is None:
+        return
+    s = svc(context)
+    user = query.from_user
+    t = await s.t_user(user)
+    press = cb.parse(query.data)
+    assert isinstance(press, cb.GamePress)
+    chat_id = await group_of(
+        context, query.message.chat.id, user.id, not is_group(query.message.chat)
+    )
+    if chat_id is None:
+        await query.answer(t._("This button belongs to a game that is over."), show_alert=True)
+        return
+
+    def change(table: Table) -> Outcome:
+        seat = check_press(table, press.game_id, press.step, user.id)
+        return play(table, seat, decode(table, press, seat))
+
+    try:
+        outcome = await s.commit.run(chat_id, change, update_key=f"cq:{query.id}")
+    except NoGame:
+        await query.answer(t._("This button belongs to a game that is over."), show_alert=True)
+        return
+    except Refusal as refusal:
+        if refusal.code == "duplicate":
+            return  # the same press delivered twice: applied once, answered once
+        table = await current_table(context, chat_id)
+        await query.answer(refusal_text(t, refusal, table)[:200], show_alert=refusal.alert)
+        return
+    text = answer_text(t, outcome.answer)
+    await query.answer(text[:200] if text else None)
+
+
+async def on_my_role(update: Update, context: Ctx) -> None:
+    query = update.callback_query
+    if query is None or query.message is None:
+        return
+    s = svc(context)
+    t = await s.t_user(query.from_user)
+    press = cb.parse(query.data)
+    assert isinstance(press, cb.GamePress)
+    table = await current_table(context, query.message.chat.id)
+    if table is None or table.gid != press.game_id or table.game is None:
+        await query.answer(t._("This button belongs to a game that is over."), show_alert=True)
+        return
+    seat = table.seat_of(query.from_user.id)
+    if seat is None:
+        await query.answer(t._("You are not playing in this game."), show_alert=True)
+        return
+    await query.answer(r.role_alert(t, table, seat), show_alert=True)

@@ -1,0 +1,98 @@
+"""Telegram's rate limits as sliding windows, so the bot never earns a 429.
+
+Telegram allows about 20 messages a minute in a group (edits included) and about 30 calls a
+second overall. A sliding window lets the bot use all of that: a burst of 20 when a game
+starts, then one call as soon as the oldest of the last 20 is a minute old. The delivery
+worker asks :meth:`Pacer.ready_at` before it renders a message, so what it sends is the
+newest state at the moment Telegram may take it. Group windows are seeded from the call
+times stored with each game, so a restart never bursts into a full window.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Callable, Iterable
+
+GROUP_LIMIT, GROUP_PERIOD = 20, 60.0
+PRIVATE_LIMIT, PRIVATE_PERIOD = 2, 2.0
+OVERALL_LIMIT, OVERALL_PERIOD = 25, 1.0  # leaves room under 30/s for callback answers
+
+
+class Window:
+    """At most ``limit`` events in any ``period`` seconds."""
+
+    def __init__(self, limit: int, period: float) -> None:
+        self.limit, self.period = limit, period
+        self.times: deque[float] = deque()
+        self.blocked_until = 0.0
+
+    def ready_at(self, now: float) -> float:
+        while self.times and self.times[0] <= now - self.period:
+            self.times.popleft()
+        free = now if len(self.times) < self.limit else self.times[0] + self.period
+        return max(free, self.blocked_until)
+
+    def take(self, now: float) -> None:
+        self.times.append(now)
+
+
+class Pacer:
+    """Per-chat and overall windows on one monotonic clock (the event loop's)."""
+
+    def __init__(
+        self,
+        clock: Callable[[], float],
+        wall: Callable[[], float] = time.time,
+        *,
+        enabled: bool = True,
+    ) -> None:
+        self.clock, self.wall, self.enabled = clock, wall, enabled
+        self.overall = Window(OVERALL_LIMIT, OVERALL_PERIOD)
+        self._chats: dict[int, Window] = {}
+
+    def window(self, chat_id: int) -> Window:
+        w = self._chats.get(chat_id)
+        if w is None:
+            if len(self._chats) > 50_000:  # bounded memory: drop windows with nothing recent
+                now = self.clock()
+                self._chats = {
+                    k: v for k, v in self._chats.items() if v.ready_at(now) > now or v.times
+                }
+            group = chat_id < 0
+            w = self._chats[chat_id] = Window(
+                GROUP_LIMIT if group else PRIVATE_LIMIT, GROUP_PERIOD if group else PRIVATE_PERIOD
+            )
+        return w
+
+    def ready_at(self, chat_id: int, now: float | None = None) -> float:
+        """When a call to ``chat_id`` may be made (``now`` or later)."""
+        now = self.clock() if now is None else now
+        if not self.enabled:
+            return now
+        return max(self.window(chat_id).ready_at(now), self.overall.ready_at(now))
+
+    def take(self, chat_id: int) -> float:
+        """Count a call to ``chat_id`` made now; returns its wall-clock time (to store)."""
+        now = self.clock()
+        self.window(chat_id).take(now)
+        self.overall.take(now)
+        return self.wall()
+
+    def block(self, chat_id: int | None, seconds: float) -> None:
+        """Telegram said "retry after": nothing more to that chat (or at all) until then."""
+        until = self.clock() + seconds
+        target = self.overall if chat_id is None else self.window(chat_id)
+        target.blocked_until = max(target.blocked_until, until)
+
+    def seed(self, chat_id: int, wall_times: Iterable[float]) -> None:
+        """Restore a group's window from stored call times (after a restart), plus one
+        call assumed just made: the last call before a crash may not have been stored."""
+        if not self.enabled or chat_id in self._chats:
+            return
+        now, wall_now = self.clock(), self.wall()
+        w = self.window(chat_id)
+        for t in sorted(wall_times):
+            if wall_now - t < w.period:
+                w.take(now - max(0.0, wall_now - t))
+        w.take(now)

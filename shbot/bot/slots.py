@@ -1,0 +1,178 @@
+"""What each owed slot shows: the table's newest state rendered in the reader's language.
+
+The table layer names the messages a change owes (``Table.owe``); this module turns one
+slot into the text and keyboard to send or edit, at the moment the rate limiter lets the
+delivery worker send it, so a message always shows the newest committed state.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from telegram import InlineKeyboardMarkup
+
+from shbot.engine import Phase
+from shbot.i18n import Translator
+from shbot.table import GROUP, PRIVATE_PHASES, Table, prompt_seat
+
+from . import render as r
+from . import render_timers as rt
+
+#: Slots edited in place later (their message id is kept); every other slot is sent once.
+KEPT = ("lobby", "board", "round", "prompt")
+#: Delivery order among messages that may be sent now: the step's own messages first.
+PRIORITY = {"lobby": 1, "board": 2}
+
+
+@dataclass
+class Rendered:
+    chat_id: int
+    text: str
+    markup: InlineKeyboardMarkup | None
+    edit_id: int | None  # edit this message; None: send a new one
+    keep: bool  # remember the message id for later edits
+    notify: bool = False  # ring the recipient's phone (private prompts, the person to act)
+
+
+def family(slot: str) -> str:
+    return slot.split(":", 1)[0]
+
+
+def priority(slot: str) -> int:
+    return PRIORITY.get(family(slot), 0)
+
+
+def target(group_id: int, entry: list[Any]) -> int:
+    return group_id if entry[1] == GROUP else int(entry[1])
+
+
+Lookup = Callable[[int], Awaitable[Translator]]
+
+
+@dataclass
+class SlotRenderer:
+    """Renders slots of one group's table; translators are looked up per reader."""
+
+    group_t: Translator
+    user_t: Lookup
+    bot_username: str
+
+    async def render(self, group_id: int, table: Table, slot: str) -> Rendered | None:
+        entry = table.owed[slot]
+        chat = target(group_id, entry)
+        payload: dict[str, Any] = entry[2] or {}
+        fam = family(slot)
+        keep = fam in KEPT
+        edit_id = table.shown.get(slot) if keep and not payload.get("new") else None
+        t = self.group_t if chat == group_id else await self.user_t(chat)
+        built = self._build(t, group_id, table, slot, fam, payload)
+        if built is None:
+            return None
+        text, kb = built
+        if fam == "round" and payload.get("closed"):
+            keep = False  # a closed round is never edited again
+        if fam == "prompt" and payload.get("done"):
+            keep = False
+        notify = fam in ("prompt", "role", "nudge") and not payload.get("done")
+        return Rendered(chat, text, kb, edit_id, keep, notify)
+
+    def _build(
+        self,
+        t: Translator,
+        group_id: int,
+        table: Table,
+        slot: str,
+        fam: str,
+        d: dict[str, Any],
+    ) -> tuple[str, InlineKeyboardMarkup | None] | None:
+        game = table.game
+        if fam == "lobby":
+            return self._lobby(t, group_id, table, d)
+        if game is None:
+            return None
+        names = table.names()
+        live = not table.ending and not game.is_over
+        if fam == "board":
+            return r.board_text(t, table), r.board_keyboard(t, table) if live else None
+        if fam == "round":
+            return self._round(t, table, int(slot.split(":")[1]), d, live)
+        if fam == "role":
+            return r.role_text(t, table, int(slot.split(":")[1]), d), None
+        if fam == "peek":
+            return r.peek_text(t, d["policies"]), None
+        if fam == "prompt":
+            return self._prompt(t, table, int(slot.split(":")[1]), d, live)
+        if fam == "timeout":
+            return rt.timeout_text(t, names, d), None
+        if fam == "over":
+            return r.game_over_text(t, table), None
+        if fam == "remind":
+            return rt.reminder_text(t, table, d["seats"], d.get("seconds")), None
+        if fam == "nudge":
+            return rt.nudge_text(t, Phase(d["phase"]), d.get("seconds")), None
+        if fam == "warn":
+            player = table.player(int(slot.split(":")[1]))
+            if player is None:
+                return None
+            return r.unreachable_text(t, player.name), r.private_chat_keyboard(
+                t, self.bot_username, "resume"
+            )
+        return None
+
+    def _lobby(
+        self, t: Translator, group_id: int, table: Table, d: dict[str, Any]
+    ) -> tuple[str, InlineKeyboardMarkup | None]:
+        closed = d.get("closed")
+        if closed is None and table.ending:
+            closed = "cancelled"
+        if closed:
+            return r.lobby_text(t, table, closed=r.lobby_closed_text(t, closed, d.get("by"))), None
+        return r.lobby_text(t, table), r.lobby_keyboard(t, table, self.bot_username, group_id)
+
+    def _round(
+        self, t: Translator, table: Table, number: int, d: dict[str, Any], live: bool
+    ) -> tuple[str, InlineKeyboardMarkup | None]:
+        game = table.game
+        assert game is not None
+        if d.get("closed") or number != game.round:
+            snapshot = copy.copy(table)
+            snapshot.round_log = d.get("log", [])
+            past = game.clone()
+            past.round = -1  # no current prompt in a closed round
+            snapshot.game = past
+            return r.round_text(t, snapshot), None
+        return r.round_text(t, table), r.round_keyboard(t, table) if live else None
+
+    def _prompt(
+        self, t: Translator, table: Table, step: int, d: dict[str, Any], live: bool
+    ) -> tuple[str, InlineKeyboardMarkup | None] | None:
+        game = table.game
+        assert game is not None
+        done = d.get("done")
+        if done is not None:
+            text = r.done_text(t, table, done)
+            if d.get("timeout"):
+                text = f"{rt.timeout_private_prefix(t, Phase(d['timeout']))}\n{text}"
+            return text, None
+        if step != table.step or not live or game.phase not in PRIVATE_PHASES:
+            return None  # a prompt whose step ended before it was sent: nothing to ask
+        phase = game.phase
+        if prompt_seat(game) != d.get("seat"):
+            return None
+        if phase is Phase.PRESIDENT_DISCARD:
+            return (
+                r.president_hand_text(t, table, game.hand),
+                r.president_hand_keyboard(t, table, game.hand),
+            )
+        if phase is Phase.CHANCELLOR_ENACT:
+            veto = game.veto_unlocked and not game.veto_refused
+            return (
+                r.chancellor_hand_text(t, table, game.hand, veto, refused=game.veto_refused),
+                r.chancellor_hand_keyboard(t, table, game.hand, veto),
+            )
+        if phase is Phase.VETO_RESPONSE:
+            return r.veto_question_text(t, table), r.veto_question_keyboard(t, table)
+        return r.power_prompt_text(t, phase), r.power_keyboard(t, table)

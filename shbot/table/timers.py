@@ -1,0 +1,146 @@
+"""Deadlines as table transitions: no game waits forever for a player who stopped answering.
+
+Every step that waits for people has a deadline stored in the table (so it survives a
+restart). Half-way, one reminder names whom the game waits for; at the deadline the game
+goes on with a legal default chosen by the same random player the simulator uses, a
+missing vote counted as Nein! (or not counted, by the group's choice), an unanswered veto
+refused. Time itself is the scheduler's business: these functions take the deadline that
+fired and refuse when it is no longer the table's (the players acted in time).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from shbot.engine import AnswerVeto, Phase
+from shbot.engine.actions import Action
+from shbot.players import default_action
+from shbot.table.model import Table
+
+from .outcome import Outcome, Refusal
+from .play import narrate
+
+#: Deadlines missed in a row after which the group is told the player seems absent.
+ABSENT_AFTER = 2
+
+
+def waiting_for(table: Table) -> list[int]:
+    """Seats the current step waits for (the voters who have not voted, or one player)."""
+    game = table.game
+    if game is None or game.is_over or table.ending:
+        return []
+    return list(game.to_act())
+
+
+def _current(table: Table, gid: str, step: int, deadline: float | None) -> bool:
+    game = table.game
+    return (
+        table.gid == gid
+        and game is not None
+        and not game.is_over
+        and not table.ending
+        and table.step == step
+        and table.deadline is not None
+        and (deadline is None or table.deadline == deadline)
+    )
+
+
+def timeout(
+    table: Table,
+    gid: str,
+    step: int,
+    deadline: float | None,
+    rng: random.Random,
+    missing_nein: bool,
+) -> Outcome:
+    """The deadline of ``step`` passed: play the default for whoever the game waits for."""
+    if not _current(table, gid, step, deadline):
+        raise Refusal("stale")
+    game = table.game
+    assert game is not None
+    before = Table.from_dict(table.to_dict())
+    late = waiting_for(table)
+    phase = game.phase
+    action: Action | None = None
+    if phase is Phase.VOTE:
+        events = game.close_vote(missing_count_as_nein=missing_nein)
+    else:
+        action = AnswerVeto(late[0], False) if phase is Phase.VETO_RESPONSE else None
+        action = action or default_action(game, late[0], rng)
+        events = game.apply(action)
+    outcome = Outcome(table, events, action)
+    table.owe(
+        f"timeout:{step}", payload=_timeout_payload(before, phase, late, action, missing_nein)
+    )
+    for seat in late:
+        key = str(table.at(seat).id)
+        table.missed[key] = table.missed.get(key, 0) + 1
+    narrate(before, table, outcome, timeout=phase.value)
+    return outcome
+
+
+def _timeout_payload(
+    before: Table, phase: Phase, late: list[int], action: Action | None, missing_nein: bool
+) -> dict[str, Any]:
+    game = before.game
+    assert game is not None
+    return {
+        "phase": phase.value,
+        "late": late,
+        "president": game.president,
+        "chancellor": game.chancellor,
+        "target": getattr(action, "target", None),
+        "missing_nein": missing_nein,
+    }
+
+
+def remind(table: Table, gid: str, step: int, deadline: float | None, seconds: int) -> Outcome:
+    """Half-way to the deadline: name the late players in the group and nudge each of them
+    (once, even across a restart)."""
+    if not _current(table, gid, step, deadline) or table.reminded:
+        raise Refusal("stale")
+    table.reminded = True
+    _owe_nudges(table, seconds)
+    return Outcome(table)
+
+
+def ping(table: Table) -> Outcome:
+    """/ping: tell the group and the late players whom the game waits for."""
+    if not waiting_for(table):
+        raise Refusal("no_game")
+    _owe_nudges(table, None)
+    return Outcome(table)
+
+
+def _owe_nudges(table: Table, seconds: int | None) -> None:
+    game = table.game
+    assert game is not None
+    seats = waiting_for(table)
+    table.owe(f"remind:{table.step}", payload={"seats": seats, "seconds": seconds})
+    for seat in seats:
+        table.owe(
+            f"nudge:{table.step}:{seat}",
+            table.at(seat).id,
+            {"phase": game.phase.value, "seconds": seconds},
+        )
+
+
+def set_timer(table: Table, seconds: int) -> Outcome:
+    """A group changed its timers mid-game: the current step gets the new clock."""
+    if table.game is None or table.game.is_over or table.ending:
+        raise Refusal("no_game")
+    table.options["timer"] = seconds
+    table.restart_clock()
+    return Outcome(table)
+
+
+def describe(table: Table) -> dict[str, Any]:
+    """What the job scheduler needs: when to remind and when to act, for which step."""
+    seconds = int(table.options.get("timer", 0) or 0)
+    if table.deadline is None or seconds <= 0 or table.ending:
+        return {}
+    out: dict[str, Any] = {"step": table.step, "gid": table.gid, "deadline": table.deadline}
+    if not table.reminded:
+        out["remind"] = table.deadline - seconds / 2
+    return out
