@@ -5,11 +5,15 @@ the handlers cut answers at 200 characters, so an over-long translation would no
 call, it would silently lose its end. Labels have no hard limit, but a label wider than a
 phone's button is cut with "…", so they are kept short.
 
-The texts are found in the source, not listed by hand: every ``query.answer(...)``,
-``answer(query, message, ...)``, ``Refusal(...)`` and ``Outcome(answer=...)`` site and every
-``InlineKeyboardButton(...)`` label of ``shbot/bot`` is read with :mod:`ast`, and each
-message found there is rendered in every language with its longest possible values. A new
-kind of alert or label that this test cannot follow fails it, so it never goes unchecked.
+The texts are found in the source, not listed by hand: every ``query.answer(...)`` and
+``answer(context, query, message, text)`` site and every ``InlineKeyboardButton(...)`` label
+of ``shbot/bot`` is read with :mod:`ast`, following helper functions' returns and parameters
+and module-level msgids (``refusals._PLAIN[code]``), and each message found there is rendered
+in every language with its longest possible values. A table ``Refusal`` or an ``Outcome``
+carries a code, not words: ``refusals.refusal_text`` and ``answer_text`` word them, and their
+every return is followed from where it is answered. ``answer(...)`` with no query (``None``)
+is a reply in the chat, not an alert. A new kind of alert or label that this test cannot
+follow fails it, so it never goes unchecked.
 """
 
 from __future__ import annotations
@@ -24,21 +28,23 @@ import pytest
 
 import shbot.bot
 from shbot.bot import callbacks as cb
-from shbot.bot.refusals import refusal_text, vote_answer
-from shbot.table import Refusal
-from shbot.table import lobby as table_lobby
+from shbot.bot import refusals
 from shbot.bot import render as r
 from shbot.bot.handlers import rules_keyboard
-from shbot.table.model import MAX_NAME, Player, Table
+from shbot.bot.refusals import refusal_text, vote_answer
 from shbot.bot.render_settings import settings_keyboard
 from shbot.engine import FASCIST, HITLER, LIBERAL, Game, Reason
 from shbot.i18n import LANGUAGE_NAMES, LANGUAGES, Translator, placeholders, translator
+from shbot.table import Refusal
+from shbot.table import lobby as table_lobby
+from shbot.table.model import MAX_NAME, Player, Table
 
 MAX_ALERT = 200  # characters in an answerCallbackQuery text
 MAX_LABEL = 32  # characters: wider labels are cut on a phone
-BOT_SOURCES = sorted(Path(shbot.bot.__file__).parent.rglob("*.py"))
+BOT_DIR = Path(shbot.bot.__file__).parent
+BOT_SOURCES = sorted(BOT_DIR.rglob("*.py"))
 # Functions whose result is shown as an alert or a label; they are rendered here directly.
-ALERT_FUNCTIONS = {"reason_text", "_vote_answer", "role_alert", "str"}
+ALERT_FUNCTIONS = {"reason_text", "vote_answer", "role_alert"}
 LABEL_FUNCTIONS = {"button_name", "section_title"}
 
 
@@ -71,28 +77,43 @@ Function = ast.FunctionDef | ast.AsyncFunctionDef
 class Source:
     """Every module of ``shbot/bot``: its functions by name and each node's function."""
 
-    trees: dict[str, ast.Module] = field(default_factory=dict)
+    trees: dict[str, ast.Module] = field(default_factory=dict)  # by path: "handlers/common.py"
     defs: dict[str, list[Function]] = field(default_factory=dict)
     owner: dict[int, Function] = field(default_factory=dict)  # id(node) -> innermost function
+    module: dict[int, str] = field(default_factory=dict)  # id(function) -> its module's path
 
     @classmethod
     def read(cls) -> Source:
         src = cls()
         for path in BOT_SOURCES:
             tree = ast.parse(path.read_text(encoding="utf-8"))
-            src.trees[path.name] = tree
-            src._index(tree, None)
+            name = path.relative_to(BOT_DIR).as_posix()
+            src.trees[name] = tree
+            src._index(name, tree, None)
         return src
 
-    def _index(self, node: ast.AST, function: Function | None) -> None:
+    def _index(self, module: str, node: ast.AST, function: Function | None) -> None:
         for child in ast.iter_child_nodes(node):
             inner = function
             if isinstance(child, Function):
                 self.defs.setdefault(child.name, []).append(child)
+                self.module[id(child)] = module
                 inner = child
             if inner is not None:
                 self.owner[id(child)] = inner
-            self._index(child, inner)
+            self._index(module, child, inner)
+
+    def values(self, name: str, scope: Function) -> list[ast.expr]:
+        """What ``name`` is bound to in ``scope``, else at the top level of its module."""
+        local = _assignments(scope).get(name)
+        if local:
+            return local
+        return _assignments(self.trees[self.module[id(scope)]], top_level=True).get(name, [])
+
+    def where(self, node: ast.expr) -> str:
+        function = self.owner.get(id(node))
+        module = self.module[id(function)] if function is not None else "?"
+        return f"{module}:{getattr(node, 'lineno', '?')}"
 
     def calls_to(self, name: str) -> Iterator[ast.Call]:
         for tree in self.trees.values():
@@ -101,24 +122,56 @@ class Source:
                     yield node
 
 
-def _assignments(scope: ast.AST) -> dict[str, list[ast.expr]]:
+def _assignments(scope: ast.AST, top_level: bool = False) -> dict[str, list[ast.expr]]:
     out: dict[str, list[ast.expr]] = {}
-    for node in ast.walk(scope):
+    nodes = ast.iter_child_nodes(scope) if top_level else ast.walk(scope)
+    for node in nodes:
         if isinstance(node, ast.Assign):
             for target in node.targets:
                 if isinstance(target, ast.Name):
                     out.setdefault(target.id, []).append(node.value)
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value:
+            out.setdefault(node.target.id, []).append(node.value)
     return out
 
 
-def _msgid(node: ast.expr, scope: ast.AST) -> str | None:
-    """The msgid a translator call gets: a literal, or a name bound to ``N_("...")``."""
+def _argument(call: ast.Call, function: Function, name: str) -> ast.expr | None:
+    """What ``call`` passes for ``function``'s parameter ``name`` (None: nothing)."""
+    for keyword in call.keywords:
+        if keyword.arg == name:
+            return keyword.value
+    params = _params(function)
+    if name not in params:
+        return None
+    position = params.index(name)
+    for arg in call.args[: position + 1]:
+        if isinstance(arg, ast.Starred):
+            return arg  # *args: cannot be bound, so it is reported, never skipped
+    return call.args[position] if position < len(call.args) else None
+
+
+def _is_none(node: ast.expr | None) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
+
+
+def _msgids(src: Source, node: ast.expr, scope: Function) -> list[str] | None:
+    """The msgids a translator call can get: a literal, a name bound to ``N_("...")``
+    (in the function or at the top of its module), or ``TABLE[key]`` of a dict of those
+    (every value). None when one of them cannot be read."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return node.value
+        return [node.value]
+    if isinstance(node, ast.Call) and _callee(node) == "N_" and len(node.args) == 1:
+        return _msgids(src, node.args[0], scope)
     if isinstance(node, ast.Name):
-        values = _assignments(scope).get(node.id, [])
-        if len(values) == 1 and isinstance(call := values[0], ast.Call) and _callee(call) == "N_":
-            return _msgid(call.args[0], scope)
+        values = src.values(node.id, scope)
+        if len(values) == 1 and not isinstance(values[0], ast.Dict):
+            return _msgids(src, values[0], scope)
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
+        tables = src.values(node.value.id, scope)
+        if len(tables) == 1 and isinstance(table := tables[0], ast.Dict) and table.values:
+            ids = [_msgids(src, value, scope) for value in table.values]
+            if all(ids):
+                return [i for alternatives in ids if alternatives for i in alternatives]
     return None
 
 
@@ -141,9 +194,13 @@ class Follower:
             elif node.value is not None:
                 found.unknown.append(f"{where}: {ast.unparse(node)}")
         elif isinstance(node, ast.Call) and _callee(node) in ("_", "gettext", "ngettext"):
-            ids = [_msgid(a, scope) for a in node.args[: 2 if _callee(node) == "ngettext" else 1]]
-            if all(ids):
-                found.messages.add(tuple(i for i in ids if i))
+            plural = _callee(node) == "ngettext"
+            ids = [_msgids(self.src, a, scope) for a in node.args[: 2 if plural else 1]]
+            if node.args and all(ids) and (not plural or all(len(i or ()) == 1 for i in ids)):
+                if plural:
+                    found.messages.add(tuple(i[0] for i in ids if i))
+                else:
+                    found.messages.update((i,) for i in ids[0] or ())
             else:
                 found.unknown.append(f"{where}: {ast.unparse(node)}")
         elif isinstance(node, ast.Call) and _callee(node) in ALERT_FUNCTIONS | LABEL_FUNCTIONS:
@@ -152,7 +209,7 @@ class Follower:
             for function in self.src.defs[_callee(node)]:  # what the function returns
                 for inner in ast.walk(function):
                     if isinstance(inner, ast.Return) and self.src.owner.get(id(inner)) is function:
-                        self.follow(inner.value, function, where)
+                        self.follow(inner.value, function, f"{where} -> {self.src.where(inner)}")
         elif isinstance(node, ast.Subscript):
             if isinstance(node.value, ast.Name) and node.value.id == "LANGUAGE_NAMES":
                 found.functions.add("LANGUAGE_NAMES")
@@ -174,16 +231,14 @@ class Follower:
         elif isinstance(node, ast.Name) and node.id in (assigned := _assignments(scope)):
             for value in assigned[node.id]:
                 self.follow(value, scope, where)
-        elif isinstance(node, ast.Name) and node.id in (params := _params(scope)):
-            position = params.index(node.id)  # a parameter: what its callers pass
-            for call in self.src.calls_to(scope.name):
-                keywords = {k.arg: k.value for k in call.keywords}
-                arg = call.args[position] if position < len(call.args) else keywords.get(node.id)
+        elif isinstance(node, ast.Name) and node.id in _params(scope):
+            for call in self.src.calls_to(scope.name):  # a parameter: what its callers pass
+                if _is_none(_argument(call, scope, "query")):
+                    continue  # no callback query: a reply in the chat, not an alert
+                arg = _argument(call, scope, node.id)
                 caller = self.src.owner.get(id(call))
                 if arg is not None and caller is not None:
-                    self.follow(arg, caller, where)
-        elif isinstance(node, ast.Attribute) and node.attr in ("text", "answer"):
-            pass  # a Refusal's or an Outcome's text: recorded where it was created
+                    self.follow(arg, caller, f"{where} <- {self.src.where(call)}")
         else:
             found.unknown.append(f"{where}: {ast.unparse(node)}")
 
@@ -197,31 +252,26 @@ def scan() -> tuple[Found, Found]:
     """(alerts, labels) of every module of ``shbot/bot``."""
     src = Source.read()
     alerts, labels = Follower(src, Found()), Follower(src, Found())
-    for filename, tree in src.trees.items():
+    for tree in src.trees.values():
         for node in ast.walk(tree):
             scope = src.owner.get(id(node))
             if scope is None:
                 continue
-            where = f"{filename}:{getattr(node, 'lineno', '?')}"
+            where = src.where(node)
             if isinstance(node, ast.Call):
                 name, args = _callee(node), node.args
                 keywords = {k.arg: k.value for k in node.keywords}
-                if name == "answer" and isinstance(node.func, ast.Attribute):
+                if name == "answer" and isinstance(node.func, ast.Attribute):  # query.answer
                     alerts.follow(args[0] if args else keywords.get("text"), scope, where)
-                elif name == "answer":  # handlers.answer(query, message, text, ...)
-                    alerts.follow(args[2] if len(args) > 2 else keywords.get("text"), scope, where)
-                elif name == "Refusal":
-                    if filename == "timers.py":
-                        continue  # internal: a timer that has nothing to do, never shown
-                    alerts.follow(args[0] if args else None, scope, where)
-                elif name == "Outcome":
-                    alerts.follow(keywords.get("answer"), scope, where)
+                elif name == "answer":  # handlers.common.answer(context, query, message, text)
+                    helpers = src.defs.get("answer", [])
+                    if not helpers:
+                        alerts.found.unknown.append(f"{where}: {ast.unparse(node)}")
+                    for helper in helpers:
+                        if not _is_none(_argument(node, helper, "query")):  # else a reply
+                            alerts.follow(_argument(node, helper, "text"), scope, where)
                 elif name == "InlineKeyboardButton":
                     labels.follow(args[0] if args else keywords.get("text"), scope, where)
-            elif isinstance(node, ast.Assign):
-                for target in node.targets:
-                    if isinstance(target, ast.Attribute) and target.attr == "answer":
-                        alerts.follow(node.value, scope, where)
     return alerts.found, labels.found
 
 
@@ -232,7 +282,10 @@ def test_the_scan_finds_the_alerts_and_labels_it_must() -> None:
     assert ("It's not your turn.",) in alerts.messages and (WAITING,) in alerts.messages
     assert ("You joined the game.",) in alerts.messages
     assert ("This button is not valid.",) in alerts.messages
-    assert {"reason_text", "_vote_answer", "role_alert"} <= alerts.functions
+    # Every refusal code is worded by refusal_text: its dict of msgids and its other branches.
+    assert {(msgid,) for msgid in refusals._PLAIN.values()} <= alerts.messages
+    assert any(len(ids) == 2 and "{n}" in ids[0] for ids in alerts.messages), "too_few"
+    assert {"reason_text", "vote_answer", "role_alert"} <= alerts.functions
     assert {("✋ Join",), ("Discard {policy}",), ("Enact {policy}",)} <= labels.messages
     assert {"button_name", "section_title", "LANGUAGE_NAMES"} <= labels.functions
     assert len(alerts.messages) >= 15 and len(labels.messages) >= 10
