@@ -99,7 +99,7 @@ class Restarts:
 def blackhole(bot: Bot) -> None:
     """From now on nothing the bot queues reaches Telegram (until the next restart)."""
 
-    def drop(chat_id: int, record: GameRecord | None) -> None:
+    def drop(chat_id: int, record: GameRecord | None, *, after_seq: int = -1) -> None:
         return None
 
     bot.svc.outbox.committed = drop  # type: ignore[method-assign]

@@ -184,7 +184,7 @@ async def test_private_step_expires_with_a_random_legal_choice_and_says_so(store
         assert table is not None and table.game is not None
         assert table.game.phase is Phase.PRESIDENT_DISCARD
         president = by_id(users)[table.at(table.game.president).id]
-        prompt_id = table.msgs[f"prompt{table.step}"]
+        prompt_id = table.shown[f"prompt:{table.step}"]
         assert await fire(bot, "deadline", group.id)
         prompt = bot.fake.message(president.id, prompt_id)
         assert prompt.text.startswith("⏰ Time ran out") and prompt.buttons() == []
@@ -218,7 +218,7 @@ async def test_unanswered_veto_is_refused(store: Store) -> None:
         if table.game.is_over:  # pragma: no cover - depends on the seed's deck
             pytest.skip("the seed ended the game")
         chancellor = by_id(users)[table.at(table.game.chancellor).id]
-        prompt = bot.fake.message(chancellor.id, table.msgs[f"prompt{table.step}"])
+        prompt = bot.fake.message(chancellor.id, table.shown[f"prompt:{table.step}"])
         await bot.h.press(chancellor, prompt, data=button_data(prompt, cb.VETO))
         await bot.settle()
         table = await bot.table(group)

@@ -59,13 +59,14 @@ class Commit:
                 table = Table.from_dict(record.data)
                 if update_key is not None and table.duplicate(update_key):
                     raise Refusal("duplicate", alert=False)
+                seq = table.seq
                 outcome = change(table)
                 try:
                     saved = await self._save(record, table)
                 except VersionConflict:
                     fresh = True
                     continue
-                self.outbox.committed(chat_id, saved)
+                self.outbox.committed(chat_id, saved, after_seq=seq)
                 break
             else:
                 raise VersionConflict(f"chat {chat_id}: too many concurrent changes")
@@ -117,14 +118,15 @@ class Commit:
         return False
 
     async def finalize(self, chat_id: int) -> Table | None:
-        """An ended game that owes nothing more leaves the chat: archived or deleted."""
+        """An ended game whose last messages went out leaves the chat: archived or deleted.
+        (Called by the delivery worker once it has nothing left to deliver.)"""
         async with self.lock(chat_id):
             try:
                 record = await self._load(chat_id, True)
             except NoGame:
                 return None
             table = Table.from_dict(record.data)
-            if not table.ending or table.owed:
+            if not table.ending:
                 return None
             await self._close(chat_id, record)
             return table

@@ -76,6 +76,9 @@ class Outbox:
         self.pacer = pacer
         self.svc: Services | None = None  # set by Services
         self.records: dict[int, GameRecord] = {}  # newest committed record per group
+        # Owed entries this process delivers: those its own commits (or its recovery) owed.
+        # With several processes on one store each delivers its own, so none sends twice.
+        self.mine: dict[int, set[tuple[str, int]]] = {}
         self._chats: dict[int, _Chat] = {}
         self._seq = 0
         # What each message shows now, so an edit that would change nothing costs no call.
@@ -86,12 +89,19 @@ class Outbox:
 
     # ------------------------------------------------------------------ producers
 
-    def committed(self, chat_id: int, record: GameRecord | None) -> None:
-        """A change of the group's game was saved: deliver what it owes."""
+    def committed(
+        self, chat_id: int, record: GameRecord | None, *, after_seq: int = -1
+    ) -> None:
+        """A change of the group's game was saved: deliver what it owes (the entries owed
+        after ``after_seq``: by this change; -1: everything, as after a restart)."""
         if record is None:
             self.records.pop(chat_id, None)
         else:
             self.records[chat_id] = record
+            mine = self.mine.setdefault(chat_id, set())
+            for slot, entry in record.data.get("owed", {}).items():
+                if entry[0] > after_seq:
+                    mine.add((slot, int(entry[0])))
         self._kick(chat_id)
 
     def post(
@@ -182,7 +192,10 @@ class Outbox:
         soonest: float | None = None
         candidates: list[tuple[int, int, int, Any]] = []
         if table is not None:
+            mine = self.mine.get(chat_id, set())
             for slot, entry in table.owed.items():
+                if (slot, entry[0]) not in mine:
+                    continue  # owed by another process's commit: that process delivers it
                 candidates.append((target(chat_id, entry), priority(slot), entry[0], slot))
         for key, plain in state.plain.items():
             candidates.append((plain.chat_id, 3, plain.seq, (key, plain)))
@@ -339,6 +352,17 @@ class Outbox:
             table.delivered(slot, seq, mid, keep=keep)
             table.record_calls(taken)
 
+        self.mine.get(chat_id, set()).discard((slot, seq))
+        record = self.records.get(chat_id)
+        if keep and mid is not None and record is not None and mid == _shown(record, slot):
+            # An edit of a known message: recorded in the cached record and saved with the
+            # next commit (it rides in that write); lost in a crash, it costs one no-op edit.
+            table = Table.from_dict(record.data)
+            if table.gid == gid:
+                change(table)
+                record.data = table.to_dict()
+                del calls[: len(taken)]
+                return
         if await self.svc.commit.bookkeep(chat_id, gid, change):
             del calls[: len(taken)]
 
@@ -361,6 +385,11 @@ class Outbox:
                 await task
         self._chats.clear()
         self._idle.set()
+
+
+def _shown(record: GameRecord, slot: str) -> int | None:
+    mid = record.data.get("shown", {}).get(slot)
+    return int(mid) if mid is not None else None
 
 
 class _Retry(Exception):

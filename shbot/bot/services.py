@@ -57,11 +57,12 @@ class Services:
 
     # ------------------------------------------------------------------ admin rights
 
-    async def is_admin(self, chat_id: int, user_id: int) -> bool:
-        """Cached for two minutes; asked directly (never behind the group's messages)."""
+    async def is_admin(self, chat_id: int, user_id: int, *, fresh: bool = False) -> bool:
+        """Cached for two minutes (``fresh``: ask anyway, as a settings change does); asked
+        directly, never behind the group's messages."""
         key = (chat_id, user_id)
         cached = self._admins.get(key)
-        if cached and time.monotonic() - cached[1] < ADMIN_CACHE_SECONDS:
+        if not fresh and cached and time.monotonic() - cached[1] < ADMIN_CACHE_SECONDS:
             return cached[0]
         try:
             member = await self.bot.get_chat_member(chat_id, user_id)

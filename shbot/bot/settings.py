@@ -112,7 +112,7 @@ async def on_settings_press(context: Ctx, query: CallbackQuery, arg: str) -> Non
         await query.answer(t._("This button is not valid."), show_alert=True)
         return
     chat_id = parsed[0]
-    if not await s.is_admin(chat_id, user.id):
+    if not await s.is_admin(chat_id, user.id, fresh=True):
         await query.answer(t._("Only a group admin can change the settings."), show_alert=True)
         return
     if "lang" in change:
