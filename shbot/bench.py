@@ -4,7 +4,7 @@ short human table on stderr.
 Each benchmark registers itself with :func:`register` and returns its JSON rows; ``all``
 runs every registered benchmark in turn: ``engine`` (complete random games on one core),
 ``bot`` (updates through the real Application, SQLite and Redis), ``scale`` (1 to 1,000
-games at once), ``messages`` (Bot API calls per game, under the real rate limiter on a
+games at once), ``messages`` (Bot API calls per game, under the bot's real pacing on a
 virtual clock) and ``scaleout`` (two webhook processes on one Redis). docs/benchmarks.md
 explains each and records a run.
 """
@@ -188,8 +188,9 @@ async def _store(kind: str, redis_url: str | None = None) -> AsyncIterator[Any]:
 async def _running_bot(store: Any, *, limiter: bool = False) -> AsyncIterator[Any]:
     """The production Application over a fresh fake Bot API, started; yields a Driver.
 
-    Without ``limiter`` PTB's AIORateLimiter is unplugged: it paces on purpose (20 calls a
-    minute per group), which a throughput measurement must not include."""
+    Without ``limiter`` the bot's pacing is off: the outbox's Pacer (20 calls a minute per
+    group, on purpose) and PTB's AIORateLimiter (30 calls a second overall), which a
+    throughput measurement must not include."""
     from shbot.bot.app import build_application
     from shbot.bot.config import Config
     from shbot.devtools.driver import Driver
@@ -202,6 +203,7 @@ async def _running_bot(store: Any, *, limiter: bool = False) -> AsyncIterator[An
     app = build_application(config, store, request=fake, menus=False)
     if not limiter:
         app.bot._rate_limiter = None  # the only way to unplug it from a built Application
+        app.bot_data["svc"].outbox.pacer.enabled = False
     async with Driver(app, fake, store) as driver:
         yield driver
 
@@ -210,6 +212,52 @@ class Phases(NamedTuple):
     updates: int
     seconds: float  # time the bot worked: handling the updates and delivering its messages
     phases: int
+    presses: int = 0  # the updates that were button presses (the rest are commands)
+
+
+class StoreMeter:
+    """Counts what the bot asks of ``store`` while ``on`` (the timed part of a run, so the
+    players' own reads are left out): game writes (``save_game``) and, on Redis, the
+    commands its client sends (a script call counts one, a pipeline its queued commands)."""
+
+    def __init__(self, store: Any) -> None:
+        self.on = False
+        self.saves = 0
+        self.commands = 0
+        save_game = store.save_game
+
+        async def counted_save(record: Any) -> Any:
+            if self.on:
+                self.saves += 1
+            return await save_game(record)
+
+        store.save_game = counted_save
+        client = getattr(store, "_r", None)  # RedisStore's redis.asyncio client
+        if client is not None:
+            self._count_redis(client)
+
+    def _count_redis(self, client: Any) -> None:
+        execute_command, pipeline = client.execute_command, client.pipeline
+
+        async def counted_command(*args: Any, **kwargs: Any) -> Any:
+            if self.on:
+                self.commands += 1
+            return await execute_command(*args, **kwargs)
+
+        def counted_pipeline(*args: Any, **kwargs: Any) -> Any:
+            pipe = pipeline(*args, **kwargs)
+            execute = pipe.execute
+
+            async def counted_execute(*a: Any, **k: Any) -> Any:
+                if self.on:  # MULTI and EXEC are commands too
+                    self.commands += len(pipe.command_stack) + 2 * bool(pipe.is_transaction)
+                return await execute(*a, **k)
+
+            pipe.execute = counted_execute
+            return pipe
+
+        client.execute_command = counted_command
+        client.pipeline = counted_pipeline
 
 
 async def _play_phases(
@@ -219,16 +267,17 @@ async def _play_phases(
     concurrency: int = 1,
     max_phases: int | None = None,
     trim: bool = False,
+    meter: StoreMeter | None = None,
 ) -> Phases:
     """Interleave ``runs``: each phase takes the next update of every unfinished game, feeds
     them ``concurrency`` at a time, then waits for the outbox to deliver. Only feeding and
     delivery are timed; choosing the moves (the players' side) is not.
 
     ``trim`` drops the fake's call log as it goes (memory measurements should see the bot,
-    not the fake's record of every call)."""
+    not the fake's record of every call); ``meter`` counts only while the bot works."""
     from shbot.devtools.driver import NotReady
 
-    updates = phases = stalls = 0
+    updates = phases = stalls = presses = 0
     seconds = 0.0
     while max_phases is None or phases < max_phases:
         active = [run for run in runs if not run.done]
@@ -253,6 +302,8 @@ async def _play_phases(
             await driver.settle(60)
             continue
         stalls = 0
+        if meter is not None:
+            meter.on = True
         start = time.perf_counter()
         for i in range(0, len(batch), concurrency):
             chunk = batch[i : i + concurrency]
@@ -262,14 +313,17 @@ async def _play_phases(
                 await asyncio.gather(*(driver.feed(p) for p in chunk))
         await driver.settle(120)
         seconds += time.perf_counter() - start
+        if meter is not None:
+            meter.on = False
         updates += len(batch)
+        presses += sum("callback_query" in payload for payload in batch)
         phases += 1
         if trim:
             driver.fake.calls.clear()
             driver.fake.answers.clear()
         if driver.errors:
             raise RuntimeError(f"the bot raised: {driver.errors[:3]!r}")
-    return Phases(updates, seconds, phases)
+    return Phases(updates, seconds, phases, presses)
 
 
 def _no_redis_row(bench: str, reason: str) -> Row:
@@ -302,10 +356,11 @@ async def bench_bot(games: int, seed: int = 0) -> list[Row]:
         for kind, url_, where in kinds:
             for concurrency in BOT_CONCURRENCY:
                 async with _store(kind, url_) as store, _running_bot(store) as driver:
+                    meter = StoreMeter(store)
                     runs = [
                         GameRun(driver, make_users(BOT_PLAYERS), seed + i) for i in range(games)
                     ]
-                    done = await _play_phases(driver, runs, concurrency=concurrency)
+                    done = await _play_phases(driver, runs, concurrency=concurrency, meter=meter)
                     lat = driver.latencies
                     row: Row = {
                         "bench": "bot",
@@ -321,8 +376,13 @@ async def bench_bot(games: int, seed: int = 0) -> list[Row]:
                         "p99_ms": _ms(_percentile(lat, 0.99)),
                         "max_ms": _ms(max(lat)),
                         "bot_calls": driver.fake.count(),
+                        "presses": done.presses,
+                        # Every save_game: the press's commit and the delivery acks after it.
+                        "storage_writes": meter.saves,
+                        "storage_writes_per_press": round(meter.saves / max(1, done.presses), 2),
                     }
                     if kind == "redis":
+                        row["redis_commands_per_update"] = round(meter.commands / done.updates, 2)
                         row["target"] = (
                             f">= {BOT_TARGET_UPS} updates/s, p99 < {BOT_TARGET_P99_MS:g} ms"
                         )
@@ -335,14 +395,20 @@ async def bench_bot(games: int, seed: int = 0) -> list[Row]:
 
 
 def _bot_table(rows: list[Row]) -> str:
-    lines = [f"{'store':>6} {'conc':>4} {'updates':>7} {'upd/s':>8} {'p50 ms':>7} {'p99 ms':>7}"]
+    lines = [
+        f"{'store':>6} {'conc':>4} {'updates':>7} {'upd/s':>8} {'p50 ms':>7} {'p99 ms':>7} "
+        f"{'writes/press':>12} {'redis cmds/upd':>14}"
+    ]
     for r in rows:
         if "skipped" in r:
             lines.append(f"{r['store']:>6} skipped: {r['skipped']}")
             continue
+        commands = r.get("redis_commands_per_update")
         lines.append(
             f"{r['store']:>6} {r['concurrency']:>4} {r['updates']:>7} "
-            f"{r['updates_per_second']:>8.1f} {r['p50_ms']:>7.2f} {r['p99_ms']:>7.2f}"
+            f"{r['updates_per_second']:>8.1f} {r['p50_ms']:>7.2f} {r['p99_ms']:>7.2f} "
+            f"{r['storage_writes_per_press']:>12.2f} "
+            + (f"{commands:>14.2f}" if commands is not None else f"{'-':>14}")
             + ("" if r.get("meets_target", True) else "  (target missed)")
         )
     return "\n".join(lines)
@@ -480,8 +546,9 @@ MESSAGE_TARGET_GROUP_SENDS_7 = 40
 
 
 async def _message_game(players: int, seed: int) -> Row:
-    """One complete game with the real AIORateLimiter, players pressing as soon as their
-    buttons are on screen; meant to run on a virtual-time loop (see bench_messages)."""
+    """One complete game with the real pacing (the outbox's Pacer and AIORateLimiter),
+    players pressing as soon as their buttons are on screen; meant to run on a virtual-time
+    loop (see bench_messages)."""
     from shbot.devtools.driver import (
         GameRun,
         NotReady,
@@ -508,6 +575,8 @@ async def _message_game(players: int, seed: int) -> Row:
                             continue
                         if payload is not None:
                             await driver.feed(payload)
+                        elif not run.done:
+                            await driver.settle(24 * 3600)
                     await driver.settle(24 * 3600)
                     minutes = (loop.time() - start) / 60
                     if driver.errors:
@@ -536,8 +605,8 @@ def bench_messages(
     games: int, seed: int = 0, players: Sequence[int] = MESSAGE_PLAYERS
 ) -> list[Row]:
     """Bot API calls per complete game by player count, and the most group calls in any
-    60 s window, with the real rate limiter under virtual time (looptime): a game that
-    takes the limiter many minutes costs no real time."""
+    60 s window, with the real pacing under virtual time (looptime): a game that takes
+    the pacer many minutes costs no real time."""
     try:
         import looptime
     except ImportError:
@@ -690,6 +759,7 @@ async def bench_scaleout(games: int, seed: int = 0) -> list[Row]:
         hook = _WebhookPlayers(players, hooks, secret)
         runs = [GameRun(players, make_users(BOT_PLAYERS), seed + k) for k in range(games)]
         lost: list[str] = []
+        lost_runs: list[Any] = []  # abandoned: those games cannot finish
         start = time.perf_counter()
         async with httpx.AsyncClient(timeout=10) as client:
             progress = time.monotonic()
@@ -702,6 +772,7 @@ async def bench_scaleout(games: int, seed: int = 0) -> list[Row]:
                         continue
                     except LostUpdate as exc:
                         lost.append(str(exc))
+                        lost_runs.append(run)
                         run.done = True
                 if not batch:
                     if time.monotonic() - progress > SCALEOUT_STALL:
@@ -712,12 +783,8 @@ async def bench_scaleout(games: int, seed: int = 0) -> list[Row]:
                 await asyncio.gather(*(hook.feed(client, p) for p in batch))
                 await _quiet(fake)
         seconds = time.perf_counter() - start
-        finished = 0
-        for run in runs:
-            if await store.get_game(run.group_id) is None and await store.finished_games(
-                run.group_id, limit=1
-            ):
-                finished += 1
+        lost_groups = {run.group_id for run in lost_runs}
+        finished = await _archived(store, [r for r in runs if r.group_id not in lost_groups])
         presses = sum(r.updates for r in runs) - games * (BOT_PLAYERS + 1)  # /start, /newgame
         refused = [a for a in fake.answers if a.show_alert]
         row: Row = {
@@ -768,6 +835,23 @@ async def bench_scaleout(games: int, seed: int = 0) -> list[Row]:
 
         delete_prefix(url, prefix)
         redis_cm.__exit__(None, None, None)
+
+
+async def _archived(store: Any, runs: Sequence[Any], timeout: float = SCALEOUT_STALL) -> int:
+    """How many of ``runs`` (played to their end) left the store for its archive. An ended game is
+    archived once its last messages are delivered, so this waits (up to ``timeout``) for
+    the bot processes to get there."""
+    deadline = time.monotonic() + timeout
+    while True:
+        finished = 0
+        for run in runs:
+            if await store.get_game(run.group_id) is None and await store.finished_games(
+                run.group_id, limit=1
+            ):
+                finished += 1
+        if finished == len(runs) or time.monotonic() > deadline:
+            return finished
+        await asyncio.sleep(0.05)
 
 
 async def _wait_for_ports(

@@ -331,6 +331,13 @@ class GameRun:
         self.gid = table.gid
         game = table.game
         pending = game.to_act()
+        if table.ending or game.phase is Phase.GAME_OVER:
+            # Over: an ended game stays in the store until its last messages are delivered
+            # (then it is archived), so "no game" is not the only sign of the end.
+            self.done = True
+            return []
+        if not pending:
+            raise NotReady(f"nobody to act at step {table.step} ({game.phase.value})")
         seats = pending if all_voters and game.phase is Phase.VOTE else pending[:1]
         prefix = f"{table.gid}:{table.step}:"
         chosen = []
