@@ -38,11 +38,11 @@ from shbot.bot import callbacks as cb
 from shbot.bot import render as r
 from shbot.bot.app import build_application
 from shbot.bot.config import Config
-from shbot.table.model import Table
 from shbot.bot.services import Services
 from shbot.engine import FASCIST, HITLER, LIBERAL, Game, Phase, party_of
 from shbot.i18n import Translator, translator
 from shbot.storage import GameRecord, Store, open_store
+from shbot.table.model import Table
 from tests.fake_telegram import Call, FakeBotAPI, FakeChat, JSONDict, StoredMessage
 from tests.harness import FakeUser, Harness
 from tests.redis_server import RedisServer
@@ -504,6 +504,9 @@ async def next_turn(bot: Bot, group: FakeChat, users: dict[int, FakeUser]) -> Tu
     the outbox are awaited first (a player can only press what has arrived)."""
     for attempt in range(2):
         table = await bot.table(group)
+        if table is not None and table.game is not None and table.game.is_over:
+            await bot.settle()  # an ended game leaves the store once its last words are out
+            table = await bot.table(group)
         if table is None:
             return None
         game = table.game

@@ -23,8 +23,7 @@ import pytest
 
 from shbot.bot.app import build_application
 from shbot.bot.config import Config
-from shbot.storage import GameRecord
-from shbot.storage import Store, open_store
+from shbot.storage import GameRecord, Store, open_store
 from tests.botplay import Bot
 from tests.fake_telegram import FakeBotAPI
 from tests.harness import Harness

@@ -267,12 +267,19 @@ class Harness:
         return self.fake.message(self._chat(chat).id, payload["message"]["message_id"])
 
     async def command(
-        self, user: FakeUser, chat: ChatRef, command: str, *, mention_bot: bool = False
+        self,
+        user: FakeUser,
+        chat: ChatRef,
+        command: str,
+        *,
+        mention_bot: bool = False,
+        wait: bool = True,
     ) -> StoredMessage:
         """``user`` sends a command such as "/newgame" or "/start payload".
 
         The first word gets the ``bot_command`` entity; ``mention_bot`` appends @botname as
-        Telegram clients do in groups with several bots.
+        Telegram clients do in groups with several bots. ``wait``: return once the bot's
+        replies are delivered (as a person waits for the answer), else at once.
         """
         if not command.startswith("/"):
             raise ValueError("commands start with /")
@@ -283,7 +290,8 @@ class Harness:
         entity = {"type": "bot_command", "offset": 0, "length": utf16_len(head)}
         payload = self._message_payload(user, chat, text, [entity])
         await self.feed(payload)
-        await self.replies_delivered()
+        if wait:
+            await self.replies_delivered()
         return self.fake.message(self._chat(chat).id, payload["message"]["message_id"])
 
     async def replies_delivered(self, timeout: float = 600.0) -> None:

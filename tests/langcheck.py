@@ -22,8 +22,8 @@ from pathlib import Path
 
 from babel.messages.pofile import read_po
 
-from shbot.table.model import FSI, PDI
 from shbot.i18n import DOMAIN, LANGUAGE_NAMES, LANGUAGES, locales_dir
+from shbot.table.model import FSI, PDI
 from tests.fake_telegram import FakeBotAPI
 
 # Hiragana, katakana (full and half width), CJK ideographs and the Japanese marks.

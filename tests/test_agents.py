@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from shbot.players import AGENTS, Agent, HeuristicAgent, RandomAgent, deliver, visible
 from shbot.engine import LIBERAL, Action, Event, Game, Phase
+from shbot.players import AGENTS, Agent, HeuristicAgent, RandomAgent, deliver, visible
 from shbot.simulate import game_seeds, simulate
 
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 
 from shbot.bot import callbacks as cb
-from shbot.bot.handlers.play import decode
 from shbot.bot import render as r
+from shbot.bot.handlers.play import decode
 from shbot.engine import HITLER, Game, Phase, party_of
 from tests.botplay import (
     EN,

@@ -331,7 +331,7 @@ async def test_a_backed_up_group_does_not_delay_another_groups_answers(store: St
         undo = slow_chat(bot, group_a.id, 30.0)
         # Group A's outbox fills up: several boards and a nomination to narrate.
         for user in users_a[:4]:
-            await bot.h.command(user, group_a, "/board")
+            await bot.h.command(user, group_a, "/board", wait=False)
         turn_a = await next_turn(bot, group_a, {u.id: u for u in users_a})
         assert turn_a is not None
         started = loop.time()
@@ -360,14 +360,17 @@ async def test_a_backed_up_group_does_not_delay_another_groups_answers(store: St
 
 @pytest.mark.looptime
 async def test_a_reply_waiting_on_the_rate_limit_does_not_hold_up_presses(store: Store) -> None:
-    """A command's refusal waits for the group's rate limit; presses in the same group
-    are answered meanwhile (the refusal is sent outside the game's lock)."""
+    """A command's refusal waits for the group's rate limit (20 calls a minute); presses in
+    the same group are answered meanwhile (the refusal is sent outside the game's lock)."""
     async with started_bot(store, limiter=True) as bot:
         loop = asyncio.get_running_loop()
         users = make_users(5)
         group = await open_game(bot, users, seed=find_seed(5, first_president=0))
-        for user in users[:4]:  # fill the group's rate-limit bucket
-            await bot.h.command(user, group, "/board")
+        for i in range(20):  # fill the group's rate-limit window: 20 calls in a minute
+            if bot.fake.max_calls_in_window(group.id, 60) >= 20:
+                break
+            await bot.h.command(users[i % 4], group, "/board")
+        assert bot.fake.max_calls_in_window(group.id, 60) == 20
         joins = [
             asyncio.create_task(bot.h.command(make_user(f"Late{i}"), group, "/join"))
             for i in range(2)

@@ -7,10 +7,10 @@ from typing import Any
 import pytest
 
 from shbot.bot import callbacks as cb
-from shbot.table.model import Table
 from shbot.engine import Phase
 from shbot.i18n import translator
 from shbot.storage import Store
+from shbot.table.model import Table
 from tests.botplay import (
     Bot,
     button_data,

@@ -19,6 +19,7 @@ from typing import Any
 from shbot.storage import FINISHED, LOBBY, RUNNING, GameRecord, NoGame, Store, VersionConflict
 from shbot.table import Outcome, Refusal, Table
 
+from . import logs
 from .outbox import Outbox
 
 log = logging.getLogger(__name__)
@@ -57,10 +58,17 @@ class Commit:
             for _ in range(RETRIES):
                 record = await self._load(chat_id, fresh)
                 table = Table.from_dict(record.data)
+                logs.bind(chat=chat_id, game=table.gid)  # what follows is about this game
                 if update_key is not None and table.duplicate(update_key):
                     raise Refusal("duplicate", alert=False)
                 seq = table.seq
-                outcome = change(table)
+                try:
+                    outcome = change(table)
+                except Refusal:
+                    if fresh or update_key is None:
+                        raise
+                    fresh = True  # judged on a cached copy: another process may be ahead
+                    continue
                 try:
                     saved = await self._save(record, table)
                 except VersionConflict:
@@ -146,4 +154,8 @@ class Commit:
         except (NoGame, VersionConflict):
             return
         await self.store.release_players(chat_id, [p.id for p in table.players])
-        log.info("game %s in chat %s closed (%s)", table.gid, chat_id, table.ending)
+        game = table.game
+        if table.ending == "finished" and game is not None and game.condition is not None:
+            log.info("game %s in chat %s ended: %s", table.gid, chat_id, game.condition.value)
+        else:
+            log.info("game %s in chat %s cancelled", table.gid, chat_id)

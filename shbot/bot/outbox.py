@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 MAX_ATTEMPTS = 6  # network errors on one message before it is given up
+STORE_RETRIES = 30  # store failures in a row before a worker pauses (about two minutes)
 
 
 @dataclass
@@ -89,9 +90,7 @@ class Outbox:
 
     # ------------------------------------------------------------------ producers
 
-    def committed(
-        self, chat_id: int, record: GameRecord | None, *, after_seq: int = -1
-    ) -> None:
+    def committed(self, chat_id: int, record: GameRecord | None, *, after_seq: int = -1) -> None:
         """A change of the group's game was saved: deliver what it owes (the entries owed
         after ``after_seq``: by this change; -1: everything, as after a restart)."""
         if record is None:
@@ -141,6 +140,7 @@ class Outbox:
 
     async def _work(self, chat_id: int) -> None:
         state = self._chat(chat_id)
+        outages = 0
         try:
             while True:
                 state.wake.clear()
@@ -155,11 +155,23 @@ class Outbox:
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(state.wake.wait(), max(0.0, wait or 0.0))
                     continue
-                if isinstance(choice, str):
-                    assert table is not None and record is not None
-                    await self._deliver_slot(chat_id, record, table, choice, state)
-                else:
-                    await self._deliver_plain(chat_id, choice, state)
+                try:
+                    if isinstance(choice, str):
+                        assert table is not None and record is not None
+                        await self._deliver_slot(chat_id, record, table, choice, state)
+                    else:
+                        await self._deliver_plain(chat_id, choice, state)
+                    outages = 0
+                except StoreError as exc:
+                    # The store is down: what Telegram got is recorded again once it is back
+                    # (the slot stays owed meanwhile); a long outage leaves it to the next
+                    # commit or restart, never to a lost message.
+                    outages += 1
+                    if outages > STORE_RETRIES:
+                        log.warning("delivery to %s paused: store unavailable (%s)", chat_id, exc)
+                        break
+                    self.records.pop(chat_id, None)
+                    await asyncio.sleep(min(5.0, 0.2 * 2**outages))
         except asyncio.CancelledError:
             raise
         except Exception:  # a worker must never die silently with work behind it

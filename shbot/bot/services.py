@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import secrets
 import time
@@ -127,10 +128,8 @@ class Services:
 
     async def lost_group(self, chat_id: int) -> None:
         """The bot was removed from the group (or it is gone): its game ends, players free."""
-        try:
+        with contextlib.suppress(NoGame, Refusal):
             await self.commit.run(chat_id, lobby.lost_access)
-        except (NoGame, Refusal):
-            pass
         log.warning("lost access to chat %s: its game is cancelled", chat_id)
 
     async def unreachable(self, group_id: int, user_id: int) -> None:
@@ -145,10 +144,8 @@ class Services:
             table.shown[marker] = 0  # one warning per player and game
             return Outcome(table)
 
-        try:
+        with contextlib.suppress(NoGame, Refusal):
             await self.commit.run(group_id, warn)
-        except (NoGame, Refusal):
-            pass
 
     async def migrate(self, old_id: int, new_id: int) -> None:
         """The group became a supergroup: the game and the settings move to the new id."""

@@ -146,7 +146,7 @@ def _close_prompt(before: Table, table: Table, outcome: Outcome, timeout: str | 
     seat = prompt_seat(bgame)
     done: list[Any]
     if isinstance(action, Discard):
-        hand = next(
+        hand: list[str] = next(
             (e.data["policies"] for e in outcome.events if e.kind is Kind.CHANCELLOR_HAND), []
         )
         done = ["discard", action.policy, hand]

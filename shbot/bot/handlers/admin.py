@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
 from telegram.constants import ChatMemberStatus
 
@@ -135,10 +137,8 @@ async def set_language(context: Ctx, target: int, group: bool, code: str) -> Non
         return
     await s.store.update_group(target, {"lang": code})
     s.forget_group_lang(target)
-    try:
+    with contextlib.suppress(NoGame, Refusal):
         await s.commit.run(target, lobby.redraw)
-    except (NoGame, Refusal):
-        pass
 
 
 async def on_lang_press(update: Update, context: Ctx) -> None:

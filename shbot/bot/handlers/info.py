@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
 
@@ -188,10 +189,8 @@ async def cmd_ping(update: Update, context: Ctx) -> None:
     if wait > 0:
         await reply(context, message, rt.ping_too_soon_text(t, math.ceil(wait)), key="ping")
         return
-    try:
+    with contextlib.suppress(NoGame, Refusal):
         await s.commit.run(chat.id, table_timers.ping)
-    except (NoGame, Refusal):
-        pass
 
 
 async def on_invalid_press(update: Update, context: Ctx) -> None:

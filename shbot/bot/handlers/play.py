@@ -47,14 +47,13 @@ def decode(table: Table, press: cb.GamePress, seat: int) -> Action:
             return AnswerVeto(seat, arg == "1")
         if op == cb.TARGET:
             target = int(arg or "")
-            powers = {
-                Phase.INVESTIGATE: Investigate,
-                Phase.SPECIAL_ELECTION: SpecialElection,
-                Phase.EXECUTION: Execute,
-            }
-            if game.phase not in powers:
-                raise Refusal("step_over")
-            return powers[game.phase](seat, target)
+            if game.phase is Phase.INVESTIGATE:
+                return Investigate(seat, target)
+            if game.phase is Phase.SPECIAL_ELECTION:
+                return SpecialElection(seat, target)
+            if game.phase is Phase.EXECUTION:
+                return Execute(seat, target)
+            raise Refusal("step_over")
     except (ValueError, OverflowError):
         pass
     raise Refusal("invalid")
