@@ -44,9 +44,19 @@ def version() -> str:
     return f"shbot {shbot.__version__} ({where}, Python {platform.python_version()})"
 
 
+class _Version(argparse.Action):
+    """``--version`` on one line (argparse's own wraps it to the terminal's width)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
+        print(version())
+        parser.exit(0)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="shbot", description="Secret Hitler for Telegram group chats.")
-    parser.add_argument("--version", action="version", version=version())
+    parser.add_argument(
+        "--version", action=_Version, nargs=0, help="print the version and where it runs from"
+    )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _add_simulate(commands)
     bench.add_parser(commands)
