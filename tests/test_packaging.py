@@ -314,3 +314,27 @@ async def test_installed_bot_speaks_japanese_and_french(installed: Installed) ->
     assert (health.returncode, health.stdout) == (0, "healthy\n"), health.stderr
     after = installed.run("shbot", "health", BOT_TOKEN=TOKEN)
     assert after.returncode == 1 and after.stderr.startswith("unhealthy: no bot running")
+
+
+# --------------------------------------------------------------------------- the README
+
+
+def readme_block(title: str) -> list[str]:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split(f"## {title}\n", 1)[1].split("\n## ", 1)[0]
+    block = section.split("```sh\n", 1)[1].split("```", 1)[0]
+    return [line for line in block.splitlines() if line.strip()]
+
+
+def test_readme_quick_start_makes_a_virtualenv_then_runs_the_installed_script() -> None:
+    """What the bot test above runs: the installed ``shbot run`` with only BOT_TOKEN set."""
+    lines = readme_block("Quick start")
+    assert re.fullmatch(r"python3 -m venv \.venv && \. \.venv/bin/activate", lines[0])
+    assert lines[1] == "pip install ."
+    assert re.fullmatch(r"BOT_TOKEN=\S+ shbot run", lines[2])
+
+
+def test_readme_test_command_is_one_command_and_what_ci_runs() -> None:
+    (command,) = readme_block("Run the tests")
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    assert ci[-1] == command == "pip install -e '.[test]' && pytest"
