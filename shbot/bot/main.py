@@ -70,6 +70,9 @@ def run_from_env() -> int:
     except StartupError as exc:
         print(f"shbot: {redact(str(exc), config)}", file=sys.stderr)
         return EXIT_SETUP
+    except KeyboardInterrupt:  # Ctrl-C while waiting for the Bot API: no traceback
+        print("shbot: interrupted", file=sys.stderr)
+        return 130
     except Exception as exc:
         # Not foreseen: the details go to the log (one line, secrets blanked), the reason
         # to the last line of stderr.
