@@ -167,6 +167,7 @@ def test_wheel_contents(installed: Installed) -> None:
     dist_info = f"shbot-{__version__}.dist-info"
     assert f"{dist_info}/licenses/LICENSE" in names
     assert not [n for n in names if n.startswith("tests/") or "/tests/" in n]
+    assert not [n for n in names if n.startswith("shbot/devtools/")], "test doubles shipped"
     assert not [n for n in names if n.endswith((".po", ".pot", ".pyc"))]
     meta = zipfile.ZipFile(installed.wheel).read(f"{dist_info}/METADATA").decode()
     assert "License-Expression: CC-BY-NC-SA-4.0" in meta
@@ -232,6 +233,14 @@ def test_engine_bench(installed: Installed) -> None:
     rows = [json.loads(line) for line in proc.stdout.splitlines()]
     assert [r["players"] for r in rows] == [5, 7, 10]
     assert all(r["games"] == 20 and r["games_per_second"] > 0 for r in rows)
+
+
+def test_bot_bench_says_it_needs_a_checkout(installed: Installed) -> None:
+    """The bot benchmarks drive the bot over test doubles the wheel does not ship."""
+    proc = installed.run("shbot", "bench", "bot", "--seconds", "0.05")
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "checkout" in lines[0], proc.stderr
 
 
 def test_help_lists_the_environment(installed: Installed) -> None:
