@@ -1,7 +1,10 @@
 """The ``shbot`` command line: ``simulate``, ``bench``, ``run`` (the Telegram bot), ``health``.
 
 Bad arguments end with a single ``shbot: error: …`` line and exit status 2, so scripts and
-people see at once what was wrong without a usage screen to scroll past.
+people see at once what was wrong without a usage screen to scroll past. ``python -m shbot``
+and the ``shbot`` script both land in :func:`main`; ``--version`` says which copy of the
+package runs (a checkout's or an installed one), since ``python -m`` prefers the current
+directory's.
 """
 
 from __future__ import annotations
@@ -10,12 +13,17 @@ import argparse
 import importlib
 import json
 import os
+import platform
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, NoReturn
 
+import shbot
 from shbot import bench
+from shbot.bot.config import environment_help
 from shbot.engine import Event
+from shbot.i18n import LANGUAGES, CatalogError, check_catalogs
 from shbot.players import AGENTS
 from shbot.simulate import game_seeds, parse_players, play_one, simulate, summary_table
 from shbot.transcript import get_translator, render
@@ -30,15 +38,48 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"shbot: error: {message}\n")
 
 
+def version() -> str:
+    """``shbot 0.1.0 (/path/to/shbot, Python 3.11.7)``: the version and the copy that runs."""
+    where = Path(shbot.__file__).resolve().parent
+    return f"shbot {shbot.__version__} ({where}, Python {platform.python_version()})"
+
+
+class _Version(argparse.Action):
+    """``--version`` on one line (argparse's own wraps it to the terminal's width)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
+        print(version())
+        parser.exit(0)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="shbot", description="Secret Hitler for Telegram group chats.")
+    parser.add_argument(
+        "--version", action=_Version, nargs=0, help="print the version and where it runs from"
+    )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _add_simulate(commands)
     bench.add_parser(commands)
-    run = commands.add_parser("run", help="run the Telegram bot (configured from the environment)")
+    run = commands.add_parser(
+        "run",
+        help="run the Telegram bot (configured from the environment)",
+        description="Run the Telegram bot: long polling, or a webhook listener when "
+        "SHBOT_WEBHOOK_URL is set. Refuses to start, with one line naming the setting, "
+        "when the configuration, the catalogs, the store or the token is wrong.",
+        epilog=environment_help(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     run.set_defaults(handler=_run_bot)
     health = commands.add_parser(
-        "health", help="exit 0 if the configuration loads and the store answers, else 1"
+        "health",
+        help="exit 0 if the bot is configured, its catalogs load, its store answers and it runs",
+        description="The container health check. Exit 0 when the configuration loads, the "
+        "catalogs of every language load, the store answers a ping and the bot runs: in "
+        "polling mode, a `shbot run` on this machine touched its heartbeat file less than a "
+        "minute ago; in webhook mode, the listener accepts connections. Otherwise print one "
+        "line saying what failed and exit 1.",
+        epilog=environment_help(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     health.set_defaults(handler=_health)
     return parser
@@ -92,7 +133,9 @@ def _add_simulate(commands: Any) -> None:
     p.add_argument(
         "--transcript", action="store_true", help="also print the first game move by move"
     )
-    p.add_argument("--lang", default="en", help="transcript language (en, ja, fr)")
+    p.add_argument(
+        "--lang", choices=LANGUAGES, default="en", help="transcript language (en, ja, fr)"
+    )
     p.set_defaults(handler=_simulate)
 
 
@@ -101,6 +144,11 @@ def _simulate(args: argparse.Namespace) -> int:
     fascists = args.fascists or args.agents
     players: list[int] = args.players
     if args.transcript:
+        try:
+            check_catalogs([args.lang])  # never an English transcript when ja was asked for
+        except CatalogError as exc:
+            print(f"shbot: error: {exc}", file=sys.stderr)
+            return 2
         # Game 0 of the run, replayed with its events recorded (same seed, same game).
         events: list[Event] = []
         play_one(players[0], game_seeds(args.seed, 1)[0], liberals, fascists, events)

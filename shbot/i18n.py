@@ -20,11 +20,19 @@ How to write a user-visible message::
 * There is no process-wide "current language": every call goes through a translator bound
   to one locale, so two groups playing in different languages never mix.
 
-Catalogs live in ``locales/<lang>/LC_MESSAGES/shbot.po`` next to the ``shbot`` package
-(override with the ``SHBOT_LOCALES`` environment variable). The ``.mo`` files are compiled
-from the ``.po`` files the first time a locale is used, whenever missing or out of date
-(never committed, never stale); if the directory is read-only the catalog is compiled in
-memory instead.
+Where the catalogs are found, first match wins:
+
+1. ``$SHBOT_LOCALES`` (an operator's override);
+2. ``shbot/locales/<lang>/LC_MESSAGES/shbot.mo`` inside the installed package (the wheel's
+   build step compiles them from the ``.po`` files; found with :mod:`importlib.resources`);
+3. ``locales/`` beside the ``shbot`` package, i.e. a checkout (an editable install too).
+
+A directory holding ``.po`` files has them compiled to ``.mo`` the first time a locale is
+used, whenever missing or out of date (never committed, never stale); if it is read-only
+the catalog is compiled in memory instead. A directory holding only ``.mo`` files (the
+wheel's) is read as it is. :func:`check_catalogs` loads every language at once and raises
+:class:`CatalogError` naming the path if one is missing or broken: ``shbot run`` refuses
+to start then, rather than speak English only.
 See ``docs/translating.md`` for the catalog workflow (``python -m shbot.i18n update``).
 """
 
@@ -33,6 +41,7 @@ from __future__ import annotations
 import functools
 import gettext
 import html
+import importlib.resources
 import io
 import logging
 import os
@@ -49,7 +58,9 @@ __all__ = [
     "LANGUAGES",
     "LANGUAGE_NAMES",
     "PSEUDO",
+    "CatalogError",
     "Translator",
+    "check_catalogs",
     "clear_cache",
     "esc",
     "language_changed_text",
@@ -96,13 +107,36 @@ def normalize(code: str | None) -> str | None:
 # --------------------------------------------------------------------------- loading
 
 
-_PACKAGE_LOCALES = Path(__file__).resolve().parent.parent / "locales"
+#: A checkout's catalogs: ``locales/`` beside the ``shbot`` package directory.
+_SOURCE_LOCALES = Path(__file__).resolve().parent.parent / "locales"
+_BUNDLED = "locales"  # inside the package: what the wheel's build step writes
+
+
+class CatalogError(RuntimeError):
+    """A catalog is missing or cannot be read; the message names its path."""
+
+
+def _bundled_locales() -> Path | None:
+    """``shbot/locales`` of the installed package, if the build put catalogs there."""
+    root = importlib.resources.files(__package__ or "shbot") / _BUNDLED
+    # Installed from a wheel the package is a directory, so this is a real path; a zipped
+    # package (never made by pip) would not be, and falls back like a checkout.
+    if isinstance(root, Path) and root.is_dir():
+        return root
+    return None
 
 
 def locales_dir() -> Path:
-    """The catalog directory: ``$SHBOT_LOCALES``, else ``locales/`` beside the ``shbot`` package."""
+    """The catalog directory: ``$SHBOT_LOCALES``, else the package's, else a checkout's."""
     override = os.environ.get(LOCALES_ENV)
-    return Path(override) if override else _PACKAGE_LOCALES
+    if override:
+        return Path(override)
+    return _bundled_locales() or _SOURCE_LOCALES
+
+
+def catalog_path(directory: Path, code: str) -> Path:
+    """The ``.po`` of ``code`` under ``directory`` (its ``.mo`` sits beside it)."""
+    return directory / code / "LC_MESSAGES" / f"{DOMAIN}.po"
 
 
 def _compile_po(po: Path) -> bytes:
@@ -130,11 +164,17 @@ def _write_atomically(target: Path, data: bytes, mtime_ns: int) -> None:
 
 
 def _load_catalog(po: Path) -> gettext.GNUTranslations | None:
-    """Compile ``po`` to ``.mo`` beside it when missing or stale, then load it."""
+    """Compile ``po`` to ``.mo`` beside it when missing or stale, then load it.
+
+    Without a ``.po`` (the wheel ships compiled catalogs only) the ``.mo`` is loaded as is.
+    """
+    mo = po.with_suffix(".mo")
     if not po.is_file():
+        if mo.is_file():
+            with mo.open("rb") as f:
+                return gettext.GNUTranslations(f)
         log.warning("no catalog at %s; falling back to English", po)
         return None
-    mo = po.with_suffix(".mo")
     # The .mo carries the modification time of the .po it was compiled from: any other
     # time (missing, older, or a .po swapped for one with an older date) means stale.
     source_time = po.stat().st_mtime_ns
@@ -152,6 +192,31 @@ def _load_catalog(po: Path) -> gettext.GNUTranslations | None:
         log.info("compiled %s", mo)
     with mo.open("rb") as f:
         return gettext.GNUTranslations(f)
+
+
+def check_catalogs(languages: Sequence[str] = LANGUAGES) -> Path:
+    """Load the catalog of every language now; returns their directory.
+
+    Raises :class:`CatalogError` (one line, naming the file) when a catalog is missing,
+    unreadable or empty, so a start-up check can refuse to run instead of the bot quietly
+    answering in English.
+    """
+    directory = locales_dir()
+    for code in languages:
+        po = catalog_path(directory, code)
+        mo = po.with_suffix(".mo")
+        shown = po if po.is_file() or not mo.is_file() else mo
+        if not po.is_file() and not mo.is_file():
+            raise CatalogError(f"no {code} catalog at {po} (nor {mo.name})")
+        try:
+            catalog = _translator(code, directory)._catalog
+        except Exception as exc:  # a damaged file: struct.error, OSError, UnicodeError...
+            reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise CatalogError(f"cannot read the {code} catalog {shown}: {reason}") from exc
+        messages = getattr(catalog, "_catalog", {})
+        if len([key for key in messages if key]) == 0:
+            raise CatalogError(f"the {code} catalog {shown} has no messages")
+    return directory
 
 
 # --------------------------------------------------------------------------- pseudo-locale
@@ -274,7 +339,7 @@ def translator(locale: str) -> Translator:
 def _translator(code: str, directory: Path) -> Translator:
     if code == PSEUDO:
         return Translator(PSEUDO, pseudo=True)
-    return Translator(code, _load_catalog(directory / code / "LC_MESSAGES" / f"{DOMAIN}.po"))
+    return Translator(code, _load_catalog(catalog_path(directory, code)))
 
 
 def clear_cache() -> None:
@@ -361,7 +426,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args != ["update"]:
         print("usage: python -m shbot.i18n update   (see docs/translating.md)", file=sys.stderr)
         return 2
-    return _update_catalogs(_PACKAGE_LOCALES.parent)
+    return _update_catalogs(_SOURCE_LOCALES.parent)
 
 
 if __name__ == "__main__":

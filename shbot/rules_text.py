@@ -16,6 +16,7 @@ __all__ = [
     "SECTIONS",
     "render_section",
     "rules_intro",
+    "section_messages",
     "section_text",
     "section_title",
 ]
@@ -231,6 +232,47 @@ _TEXTS: dict[str, str] = {
     ),
 }
 
+# Translators: paragraphs added at the end of some /rules sections (each is its own message,
+# so that adding one never invalidates a section's translation). Same HTML and length rules.
+_ADDED: dict[str, tuple[str, ...]] = {
+    "setup": (
+        N_(
+            "<b>Rebalanced variant</b>\n"
+            "A group admin can turn it on in /settings. It changes only games of 6, 7 or 9 "
+            "players, to even out the chances of the two parties; roles, powers and "
+            "everything else stay the same:\n"
+            "• 6 players: the game starts with one Fascist policy from the deck already on "
+            "the board, so 16 policies are left to draw (6 Liberal, 10 Fascist). It counts "
+            "like any enacted Fascist policy (towards the 3 that let Hitler win as Chancellor, "
+            "the 5 that unlock the veto and the 6 that win) but gives no power.\n"
+            "• 7 players: one Fascist policy is taken out of the game: 16 policies (6 "
+            "Liberal, 10 Fascist).\n"
+            "• 9 players: two Fascist policies are taken out of the game: 15 policies (6 "
+            "Liberal, 9 Fascist).\n"
+            "With 5, 8 or 10 players the option changes nothing."
+        ),
+    ),
+    "legislative": (
+        N_(
+            "<b>Silence during the session</b>\n"
+            "From the moment the President draws the 3 policies until the session is over (a "
+            "policy is enacted, or a veto is accepted), the President and the Chancellor must "
+            "not communicate in any way: no messages in the group or in private, no hints, no "
+            "reactions. Their only exchange goes through the bot's buttons, the veto "
+            "included. The others may keep talking, and once the session is over the two "
+            "may say whatever they like about what they saw."
+        ),
+    ),
+    "powers": (
+        N_(
+            "<b>The executed stay silent</b>\n"
+            "An executed player is out of the game and must stay silent until it ends: no "
+            "more messages in the group, and no hint about their role, their party or "
+            "anything they saw or learned."
+        ),
+    ),
+}
+
 
 def rules_intro(t: Translator) -> str:
     """The heading of the /rules menu (the bot adds one button per section)."""
@@ -242,9 +284,15 @@ def section_title(t: Translator, key: str) -> str:
     return t._(_TITLES[key])
 
 
+def section_messages(key: str) -> tuple[str, ...]:
+    """The catalog messages (English msgids) that make up the body of the section ``key``,
+    in order: the section's text, then its added paragraphs."""
+    return (_TEXTS[key], *_ADDED.get(key, ()))
+
+
 def section_text(t: Translator, key: str) -> str:
-    """The body of the section ``key``, HTML."""
-    return t._(_TEXTS[key])
+    """The body of the section ``key``, HTML: its messages translated, a blank line apart."""
+    return "\n\n".join(t._(message) for message in section_messages(key))
 
 
 def render_section(t: Translator, key: str) -> str:

@@ -7,7 +7,7 @@ The end-to-end tests (``tests/test_bot_*.py``) build the production Application 
 * :func:`running_bot` starts the bot on a store (SQLite by default), optionally with the real
   rate limiter (use it under ``@pytest.mark.looptime`` so its waits cost no real time);
 * :func:`open_game` fills a lobby by pressing Join and starts it by pressing Start;
-* :func:`play` reads the current :class:`~shbot.bot.model.Table` from the store before every
+* :func:`play` reads the current :class:`~shbot.table.Table` from the store before every
   move, finds the message that carries the move's buttons (the group's round message for
   nominations and votes, the actor's newest private prompt for everything else) and presses
   the button a :class:`Strategy` picks. It never calls the engine: every move is a press, and

@@ -110,9 +110,15 @@ def test_compiles_with_babel(catalog: Catalog) -> None:
 # ---------------------------------------------------------------- complete
 
 
-def test_fully_translated_no_fuzzy(lang: str, catalog: Catalog) -> None:
+def fuzzy_and_empty(catalog: Catalog) -> tuple[list[str], list[str]]:
+    """The fuzzy entries and those with an empty msgstr (any plural form)."""
     fuzzy = [describe(m) for m in messages(catalog) if m.fuzzy]
     empty = [describe(m) for m in messages(catalog) if not all(strings(m))]
+    return fuzzy, empty
+
+
+def test_fully_translated_no_fuzzy(lang: str, catalog: Catalog) -> None:
+    fuzzy, empty = fuzzy_and_empty(catalog)
     assert not fuzzy, f"{lang}: fuzzy entries, review and unmark them:\n" + "\n".join(fuzzy)
     hint = f"{UPDATE}" if lang == DEFAULT else "translate them"
     assert not empty, f"{lang}: untranslated entries, {hint}:\n" + "\n".join(empty)
@@ -127,7 +133,9 @@ def test_english_catalog_mirrors_the_msgids() -> None:
 # ---------------------------------------------------------------- consistent translations
 
 
-def test_placeholders_match(lang: str, catalog: Catalog) -> None:
+def placeholder_problems(catalog: Catalog) -> list[str]:
+    """Entries whose msgstr (each plural form) has other {placeholders} than the msgid (the
+    union of singular and plural), or is not a valid format string."""
     bad = []
     for m in messages(catalog):
         expected = frozenset().union(*(placeholders(i) for i in ids(m)))
@@ -143,6 +151,11 @@ def test_placeholders_match(lang: str, catalog: Catalog) -> None:
                 bad.append(
                     f"{describe(m)} form {index}: has {sorted(found)}, needs {sorted(expected)}"
                 )
+    return bad
+
+
+def test_placeholders_match(lang: str, catalog: Catalog) -> None:
+    bad = placeholder_problems(catalog)
     assert not bad, f"{lang}: placeholders differ from the msgid:\n" + "\n".join(bad)
 
 
@@ -210,6 +223,84 @@ def test_french_typography() -> None:
     assert not bad, "\n".join(bad)
 
 
+# ---------------------------------------------------------------- no English left in ja / fr
+
+#: Latin-script words a Japanese or French message may keep as they are: the game's title
+#: and Hitler's name, the ballots, Telegram's own names (its "START" button), the "R" of a
+#: round number (R3).
+UNTRANSLATABLE = ("Secret Hitler", "Hitler", "Ja!", "Nein!", "Telegram", "BotFather", "START", "R")
+#: English words that are no French words: in a French message they are English left over.
+ENGLISH_ONLY = frozenset(
+    """
+    the and of to is are was were you your with for this that these those will would has have
+    had not be been by from it its who what when which where their they them there can cannot
+    may must should could into only about after before than then yet every each any some yes
+    no already still here now game games player players policy policies chancellor round
+    rounds waiting press choose chosen nominated elected enacted discard discarded voted
+    settings help rules turn next last first new off
+    """.split()  # noqa: SIM905 - a word list reads better as words
+)
+#: How many foreign words a message may hold before it counts as untranslated.
+MOST_LATIN_WORDS_JA = 2
+MOST_ENGLISH_WORDS_FR = 1
+_NOT_LANGUAGE = re.compile(r"\{[^{}]*\}|<[^<>]*>|&#?\w+;|/[A-Za-z0-9_]+(?:@\w+)?")
+_ALLOWED = re.compile(
+    "|".join(
+        rf"(?<![A-Za-z]){re.escape(w)}(?![A-Za-z])" for w in sorted(UNTRANSLATABLE, key=len)[::-1]
+    )
+)
+
+
+def foreign_words(text: str, lang: str) -> list[str]:
+    """The words of a ``lang`` message that are English left untranslated: for Japanese every
+    Latin-script word, for French the English-only words; names ({placeholders}),
+    /commands, HTML and :data:`UNTRANSLATABLE` aside."""
+    rest = _ALLOWED.sub(" ", _NOT_LANGUAGE.sub(" ", text))
+    if lang == "ja":
+        return re.findall(r"[A-Za-z]+", rest)
+    return [w for w in re.findall(r"[^\W\d_]+", rest) if w.lower() in ENGLISH_ONLY]
+
+
+def untranslated_english(catalog: Catalog, lang: str) -> list[str]:
+    """Entries of a ja or fr catalog with more foreign words than a message may hold."""
+    most = MOST_LATIN_WORDS_JA if lang == "ja" else MOST_ENGLISH_WORDS_FR
+    bad = []
+    for m in messages(catalog):
+        for index, string in enumerate(strings(m)):
+            words = foreign_words(string, lang)
+            if len(words) > most:
+                bad.append(f"{describe(m)} form {index}: {words}")
+    return bad
+
+
+@pytest.mark.parametrize("lang", [lang for lang in LANGUAGES if lang != DEFAULT])
+def test_no_english_left_in_the_translations(lang: str) -> None:
+    bad = untranslated_english(load(po_path(lang)), lang)
+    assert not bad, f"{lang}: English left in the translation:\n" + "\n".join(bad)
+
+
+def test_the_checks_catch_what_they_must() -> None:
+    """Each catalog check fails on a small catalog made to break it."""
+    fr = Catalog(locale="fr")
+    fr.add("{n} vote", "{n} vote", flags=["fuzzy"])
+    fr.add("Hello {name}", "")
+    fr.add("{president} nominated {chancellor}.", "{president} a désigné {chancelier}.")
+    fr.add(("{n} player", "{n} players"), ("{n} joueur", "{count} joueurs"))
+    fr.add("Choose.", "Choose the player you want to investigate.")
+    fuzzy, empty = fuzzy_and_empty(fr)
+    assert fuzzy == ["'{n} vote'"] and empty == ["'Hello {name}'"]
+    bad = placeholder_problems(fr)
+    assert len(bad) == 2 and "form 0" in bad[0] and "form 1" in bad[1], bad
+    assert untranslated_english(fr, "fr") == [
+        "'Choose.' form 0: ['Choose', 'the', 'player', 'you', 'to']"
+    ]
+    assert (
+        foreign_words("Ja! ou Nein! pour /join, {name} : le Président de Secret Hitler", "fr") == []
+    )
+    assert foreign_words("🗳 {president}が<b>Ja!</b>に投票（R3、Telegram）", "ja") == []
+    assert foreign_words("開始（Start）を押してください: you", "ja") == ["Start", "you"]
+
+
 # ---------------------------------------------------------------- in step with the code
 
 
@@ -224,8 +315,11 @@ def test_catalogs_contain_exactly_the_template(lang: str, catalog: Catalog) -> N
     )
 
 
-def test_template_is_up_to_date_with_the_code(tmp_path: Path) -> None:
-    fresh = tmp_path / "fresh.pot"
+@pytest.fixture(scope="module")
+def extracted(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[object, str | None], Message]:
+    """Every message the code uses, extracted now with the project's babel settings
+    (pyproject's [tool.babel]: _, gettext, ngettext, pgettext, npgettext, N_)."""
+    fresh = tmp_path_factory.mktemp("extract") / "fresh.pot"
     pybabel = [sys.executable, "-c", "from babel.messages.frontend import main; main()"]
     result = subprocess.run(
         [*pybabel, "-q", "extract", "-F", "pyproject.toml", "-o", str(fresh), "."],
@@ -235,11 +329,30 @@ def test_template_is_up_to_date_with_the_code(tmp_path: Path) -> None:
         check=False,
     )
     assert result.returncode == 0, result.stderr
-    extracted = {key(m): m for m in messages(load(fresh))}
+    found = {key(m): m for m in messages(load(fresh))}
+    assert len(found) > 100, f"the extraction found too few messages: {len(found)}"
+    return found
+
+
+def test_template_is_up_to_date_with_the_code(
+    extracted: dict[tuple[object, str | None], Message],
+) -> None:
     committed = {key(m): m for m in messages(load(POT))}
     added = [describe(extracted[k]) for k in extracted.keys() - committed.keys()]
     removed = [describe(committed[k]) for k in committed.keys() - extracted.keys()]
     assert not added and not removed, (
         f"locales/shbot.pot is out of date with the code, {UPDATE}, then translate.\n"
         f"new in the code: {added}\ngone from the code: {removed}"
+    )
+
+
+def test_every_message_of_the_code_is_in_the_catalog(
+    lang: str, catalog: Catalog, extracted: dict[tuple[object, str | None], Message]
+) -> None:
+    """Straight from the code to each catalog (not through the template): a message the code
+    uses and a catalog lacks would show in English."""
+    present = {key(m) for m in messages(catalog)}
+    missing = [describe(m) for k, m in extracted.items() if k not in present]
+    assert not missing, f"{lang}: used in the code, missing from the catalog:\n" + "\n".join(
+        missing
     )

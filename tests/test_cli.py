@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
-from shbot import cli
+import shbot
+from shbot import cli, i18n
+from shbot.bot.config import VARIABLES
 from shbot.cli import main
 
 
@@ -20,6 +24,8 @@ from shbot.cli import main
         ["simulate", "--players", "seven"],
         ["simulate", "--games", "0"],
         ["simulate", "--agents", "genius"],
+        ["simulate", "--lang", "xx", "--transcript"],
+        ["simulate", "--lang", "de"],
         ["bench", "nothing"],
         ["frobnicate"],
         [],
@@ -115,3 +121,54 @@ def test_python_dash_m_entry_point() -> None:
         check=False,
     )
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["--version"])
+    assert exc.value.code == 0
+    out = capsys.readouterr().out
+    where = Path(shbot.__file__).resolve().parent
+    assert out == f"shbot {shbot.__version__} ({where}, Python {sys.version.split()[0]})\n"
+
+
+@pytest.mark.parametrize("command", ["run", "health"])
+def test_help_lists_every_environment_variable(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main([command, "--help"])
+    assert exc.value.code == 0
+    out = capsys.readouterr().out
+    listed = [line.split()[0] for line in out.split("environment", 1)[1].splitlines()[1:] if line]
+    assert listed == list(VARIABLES)
+    assert "BOT_TOKEN             the token from @BotFather [required]" in out
+    assert "[default: shbot.sqlite3]" in out
+
+
+def test_transcript_in_a_language_whose_catalog_is_missing_is_an_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Never an English transcript when Japanese was asked for."""
+    monkeypatch.setenv(i18n.LOCALES_ENV, str(tmp_path))
+    assert main(["simulate", "--games", "1", "--transcript", "--lang", "ja"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    po = tmp_path / "ja" / "LC_MESSAGES" / "shbot.po"
+    assert err == f"shbot: error: no ja catalog at {po} (nor shbot.mo)\n"
+
+
+def test_script_and_python_dash_m_agree_from_any_directory(tmp_path: Path) -> None:
+    """Same code, same answer: ``shbot`` (the console script) and ``python -m shbot``."""
+    script = Path(sys.executable).with_name("shbot")
+    assert script.exists(), "pip install -e '.[test]' installs the shbot script"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    outputs = []
+    for argv in ([str(script)], [sys.executable, "-m", "shbot"]):
+        proc = subprocess.run(
+            [*argv, "--version"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60
+        )
+        assert proc.returncode == 0, proc.stderr
+        outputs.append(proc.stdout)
+    assert outputs[0] == outputs[1]
+    assert outputs[0].startswith(f"shbot {shbot.__version__} (")

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import os
 import re
+import tempfile
+import time
 from pathlib import Path
 
 import pytest
 
 from shbot.bot import main as bot_main
 from shbot.bot.config import (
+    MEANINGS,
     TELEGRAM_API,
     VARIABLES,
     Config,
@@ -175,6 +179,36 @@ def test_readme_table_lists_every_variable_with_its_default() -> None:
     assert table == VARIABLES
 
 
+@pytest.mark.parametrize(
+    ("name", "suggestion"),
+    [
+        ("SHBOT_REDIS_ULR", "REDIS_URL"),
+        ("SHBOT_REDIS_URL", "REDIS_URL"),
+        ("SHBOT_WEBHOOK_ULR", "SHBOT_WEBHOOK_URL"),
+        ("SHBOT_WEBHOOKPORT", "SHBOT_WEBHOOK_PORT"),
+        ("SHBOT_TIMER", "SHBOT_TIMERS"),
+        ("SHBOT_BOT_TOKEN", "BOT_TOKEN"),
+        ("shbot_db", "SHBOT_DB"),
+    ],
+)
+def test_misspelt_variable_is_reported_with_the_closest_name(name: str, suggestion: str) -> None:
+    """A typo would otherwise be ignored in silence (polling instead of the webhook...)."""
+    message = error_for({**env(), name: "x"})
+    assert message == f"{name}: unknown variable, did you mean {suggestion}?"
+
+
+def test_unknown_variable_without_a_close_name_points_to_the_help() -> None:
+    assert error_for({**env(), "SHBOT_FOO": "1"}) == (
+        "SHBOT_FOO: unknown variable, see shbot run --help"
+    )
+    # Variables of other programs are none of the bot's business.
+    assert load_config({**env(), "REDIS_HOST": "x", "TOKEN": "y"}).redis_url is None
+
+
+def test_every_variable_has_a_meaning_for_the_help() -> None:
+    assert set(MEANINGS) == set(VARIABLES)
+
+
 # --------------------------------------------------------------------------- entry points
 
 
@@ -189,9 +223,72 @@ def test_run_with_bad_config_prints_one_line(
     assert err.startswith("shbot: SHBOT_WEBHOOK_PORT ")
 
 
-def test_health_ok_on_sqlite(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert bot_main.check_health(env(SHBOT_DB=str(tmp_path / "h.sqlite3"))) == 0
+@pytest.fixture
+def heartbeat_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A private temp dir, where ``shbot run`` and ``shbot health`` meet (the heartbeat)."""
+    target = tmp_path / "tmp"
+    target.mkdir()
+    monkeypatch.setenv("TMPDIR", str(target))
+    monkeypatch.setattr(tempfile, "tempdir", None)  # gettempdir() reads TMPDIR again
+    return target
+
+
+def beat(config_env: dict[str, str], age: float = 0.0) -> Path:
+    """Touch the heartbeat a polling bot of this configuration writes, ``age`` s ago."""
+    path = bot_main.heartbeat_path(load_config(config_env))
+    path.write_text("1\n")
+    stamp = time.time() - age
+    os.utime(path, (stamp, stamp))
+    return path
+
+
+def test_health_ok_on_sqlite_with_a_running_bot(
+    tmp_path: Path, heartbeat_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    values = env(SHBOT_DB=str(tmp_path / "h.sqlite3"))
+    path = beat(values)
+    assert path.parent == heartbeat_dir
+    assert bot_main.check_health(values) == 0
     assert capsys.readouterr().out == "healthy\n"
+
+
+def test_health_polling_without_a_bot_says_so(
+    tmp_path: Path, heartbeat_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    values = env(SHBOT_DB=str(tmp_path / "h.sqlite3"))
+    assert bot_main.check_health(values) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("unhealthy: no bot running: ") and err.count("\n") == 1
+    assert str(heartbeat_dir / "shbot-123456789.heartbeat") in err
+    beat(values, age=bot_main.HEARTBEAT_STALE + 30)
+    assert bot_main.check_health(values) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("unhealthy: bot not responding: ") and " s old" in err
+
+
+def test_health_checks_the_catalogs(
+    tmp_path: Path, heartbeat_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    empty = tmp_path / "locales"
+    empty.mkdir()
+    values = env(SHBOT_DB=str(tmp_path / "h.sqlite3"), SHBOT_LOCALES=str(empty))
+    beat(values)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("SHBOT_LOCALES", str(empty))  # read by shbot.i18n from the environment
+        assert bot_main.check_health(values) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("unhealthy: translations unavailable: no en catalog at ")
+    assert str(empty) in err and err.count("\n") == 1
+
+
+def test_health_sqlite_file_that_is_not_a_database(
+    tmp_path: Path, heartbeat_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "notes.sqlite3"
+    bad.write_text("these are my notes, not a database\n" * 10)
+    assert bot_main.check_health(env(SHBOT_DB=str(bad))) == 1
+    err = capsys.readouterr().err
+    assert err == f"unhealthy: SHBOT_DB: {bad} is not an SQLite database (file is not a database)\n"
 
 
 def test_health_bad_config_is_unhealthy(capsys: pytest.CaptureFixture[str]) -> None:
@@ -206,9 +303,11 @@ def test_health_unreachable_redis_is_unhealthy(capsys: pytest.CaptureFixture[str
     with socket.socket() as s:  # a port with nothing listening
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    assert bot_main.check_health(env(REDIS_URL=f"redis://127.0.0.1:{port}/0")) == 1
+    url = f"redis://:secretpw@127.0.0.1:{port}/0"
+    assert bot_main.check_health(env(REDIS_URL=url)) == 1
     err = capsys.readouterr().err
-    assert err.startswith("unhealthy: storage unavailable") and err.count("\n") == 1
+    assert err.startswith("unhealthy: REDIS_URL: Redis unavailable") and err.count("\n") == 1
+    assert "secretpw" not in err
 
 
 def test_health_webhook_mode_needs_the_listener(
@@ -230,11 +329,14 @@ def test_health_webhook_mode_needs_the_listener(
     assert "no webhook listener" in capsys.readouterr().err
 
 
-def test_health_subcommand(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_health_subcommand(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, heartbeat_dir: Path
+) -> None:
     monkeypatch.setenv("BOT_TOKEN", TOKEN)
     monkeypatch.setenv("SHBOT_DB", str(tmp_path / "h.sqlite3"))
     monkeypatch.delenv("REDIS_URL", raising=False)
     monkeypatch.delenv("SHBOT_WEBHOOK_URL", raising=False)
+    beat(env(SHBOT_DB=str(tmp_path / "h.sqlite3")))
     assert cli_main(["health"]) == 0
     monkeypatch.setenv("SHBOT_LOG_LEVEL", "chatty")
     assert cli_main(["health"]) == 1

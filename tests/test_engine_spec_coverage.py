@@ -2,9 +2,8 @@
 by at least one engine test, in its name (``test_r7_3_...``) or its docstring ("R7.3").
 
 The rule numbers are read from the spec itself, so a rule added there without a test
-fails here. The spec lives beside the repository (``../shared/RULES-SPEC.md``); when it
-cannot be found the test fails rather than skips, so a broken checkout never passes
-silently.
+fails here. The tests read the repository's copy, ``docs/RULES-SPEC.md`` (a user's clone has
+no ``../shared``); when the shared original sits beside the checkout, the copy must match it.
 """
 
 from __future__ import annotations
@@ -15,41 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.rules_spec import SHARED_SPEC, SPEC, read_rules, spec_rules
+
 TESTS = Path(__file__).resolve().parent
-REPO = TESTS.parent
-
-
-def spec_path() -> Path:
-    """The first RULES-SPEC.md found: ``parents[2]/shared`` (beside the checkout, as in CI),
-    then ``../shared`` from the repository root and from the working directory."""
-    candidates = [
-        Path(__file__).resolve().parents[2] / "shared" / "RULES-SPEC.md",
-        REPO / ".." / "shared" / "RULES-SPEC.md",
-        Path.cwd() / ".." / "shared" / "RULES-SPEC.md",
-    ]
-    for path in candidates:
-        if path.is_file():
-            return path
-    pytest.fail(f"RULES-SPEC.md not found; looked at {[str(p) for p in candidates]}")
-
-
-def spec_rules(text: str) -> list[str]:
-    """Every rule number in the spec: each section ``## Rk`` and each of its top-level
-    numbered items ``i.`` as ``Rk.i``."""
-    rules: list[str] = []
-    section: str | None = None
-    for line in text.splitlines():
-        heading = re.match(r"##\s+R(\d+)\b", line)
-        if heading:
-            section = f"R{heading.group(1)}"
-            rules.append(section)
-        elif line.startswith("#"):
-            section = None
-        elif section:
-            item = re.match(r"(\d+)\.\s", line)  # not indented: sub-bullets are not rules
-            if item:
-                rules.append(f"{section}.{item.group(1)}")
-    return rules
 
 
 def cited(text: str, *, name: bool) -> set[str]:
@@ -91,9 +58,20 @@ def test_spec_parser_reads_sections_and_numbered_items() -> None:
 
 def test_every_rule_of_the_spec_is_cited_by_an_engine_test() -> None:
     """Each rule number of RULES-SPEC (R1 … R11, with sub-numbers) has a test naming it."""
-    rules = spec_rules(spec_path().read_text(encoding="utf-8"))
+    rules = read_rules(SPEC)
     assert len(rules) > 50, f"the spec parsed to too few rules: {rules}"
     assert {"R1.1", "R4.7", "R7.3", "R10.4", "R11"} <= set(rules)
     everything: set[str] = set().union(*engine_test_citations().values())
     missing = [r for r in rules if r not in everything]
     assert not missing, f"rules of RULES-SPEC without a test citing them: {missing}"
+
+
+def test_the_spec_copy_is_the_shared_spec() -> None:
+    """docs/RULES-SPEC.md is the shared RULES-SPEC, word for word (checked only where the
+    shared original exists; the coverage test above never depends on it)."""
+    assert SPEC.is_file(), f"{SPEC} is missing: the tests read the rules from it"
+    if not SHARED_SPEC.is_file():
+        pytest.skip(f"no shared original at {SHARED_SPEC} to compare the copy with")
+    assert SPEC.read_text(encoding="utf-8") == SHARED_SPEC.read_text(encoding="utf-8"), (
+        f"{SPEC} differs from {SHARED_SPEC}: copy the shared spec into docs/"
+    )

@@ -132,24 +132,45 @@ def test_run_picks_webhook_or_polling(
     url: str | None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     """``shbot run`` serves the webhook iff SHBOT_WEBHOOK_URL is set (no network here)."""
+    import tempfile
+
     from telegram.ext import Application
 
     from shbot.bot import main as bot_main
     from shbot.cli import main as cli_main
 
     started: dict[str, dict[str, Any]] = {}
+    jobs: list[str] = []
+
+    def polling(self: Application[Any, Any, Any, Any, Any, Any], **kw: Any) -> None:
+        assert self.job_queue is not None
+        jobs.extend(job.name or "" for job in self.job_queue.jobs())
+        # The heartbeat is there while the bot polls, for `shbot health`.
+        assert bot_main.heartbeat_path(load_config()).is_file()
+        started.update(poll=kw)
+
+    async def api_answers(config: Config) -> None:
+        started["api"] = {"url": config.api_url}
+
     monkeypatch.setattr(Application, "run_webhook", lambda self, **kw: started.update(hook=kw))
-    monkeypatch.setattr(Application, "run_polling", lambda self, **kw: started.update(poll=kw))
-    monkeypatch.setattr(bot_main.logs, "configure", lambda *a, **kw: None)
+    monkeypatch.setattr(Application, "run_polling", polling)
+    monkeypatch.setattr(bot_main, "wait_for_bot_api", api_answers)
+    monkeypatch.setattr(bot_main.logs, "configure", lambda *a, **kw: bot_main.logging.Handler())
     for name in ("REDIS_URL", "SHBOT_WEBHOOK_URL", "SHBOT_WEBHOOK_SECRET", "SHBOT_API_URL"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("BOT_TOKEN", "123456:" + "T" * 35)
     monkeypatch.setenv("SHBOT_DB", str(tmp_path / "shbot.sqlite3"))
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr(tempfile, "tempdir", None)
     if url:
         monkeypatch.setenv("SHBOT_WEBHOOK_URL", url)
     assert cli_main(["run"]) == 0
+    assert started.pop("api") == {"url": "https://api.telegram.org"}  # checked before starting
     if url:
         assert started == {"hook": webhook_options(load_config())}
         assert started["hook"]["url_path"] == "/hook" and started["hook"]["port"] == 8443
     else:
         assert started == {"poll": {"allowed_updates": ALLOWED_UPDATES}}
+        assert jobs == ["heartbeat"]
+        # Stopped: the heartbeat is gone, so `shbot health` reports no bot at once.
+        assert not bot_main.heartbeat_path(load_config()).exists()

@@ -7,6 +7,7 @@ echo a value that may hold a secret (the token, a Redis password, the webhook se
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import hmac
 import ipaddress
@@ -44,6 +45,36 @@ VARIABLES: dict[str, str] = {
     "SHBOT_LOCALES": "(the bundled locales/)",
     "SHBOT_TIMERS": "normal",
 }
+
+
+#: One line per variable for ``shbot run --help`` and ``shbot health --help``.
+MEANINGS: dict[str, str] = {
+    "BOT_TOKEN": "the token from @BotFather",
+    "SHBOT_API_URL": "Bot API server",
+    "SHBOT_DB": "SQLite file (when REDIS_URL is not set)",
+    "REDIS_URL": "use Redis instead of SQLite (redis://, rediss:// or unix://)",
+    "SHBOT_REDIS_PREFIX": "prefix of every Redis key",
+    "SHBOT_HISTORY_DAYS": "days finished games are kept",
+    "SHBOT_LOBBY_MINUTES": "minutes an untouched lobby lives",
+    "SHBOT_LOG_LEVEL": "DEBUG, INFO, WARNING or ERROR",
+    "SHBOT_WEBHOOK_URL": "public HTTPS URL Telegram posts updates to; unset: polling",
+    "SHBOT_WEBHOOK_LISTEN": "address the webhook listener binds",
+    "SHBOT_WEBHOOK_PORT": "port of the webhook listener (plain HTTP)",
+    "SHBOT_WEBHOOK_SECRET": "Telegram's secret token, checked on every webhook request",
+    "SHBOT_LOCALES": "directory of the gettext catalogs",
+    "SHBOT_TIMERS": "timers of a group that has not chosen: off, short, normal or long",
+}
+
+
+def environment_help() -> str:
+    """The variables, their meaning and default, as ``--help`` shows them."""
+    width = max(map(len, VARIABLES))
+    lines = ["environment (an empty value counts as unset; see README, Configuration):"]
+    for name, default in VARIABLES.items():
+        inner = default[1:-1] if default.startswith("(") else default
+        note = inner if inner == "required" else f"default: {inner}"
+        lines.append(f"  {name:<{width}}  {MEANINGS[name]} [{note}]")
+    return "\n".join(lines)
 
 
 #: Seconds per step of each timer preset a group can choose in /settings (0: no timers).
@@ -247,9 +278,31 @@ def _locales(env: Mapping[str, str]) -> None:
         raise ConfigError(f"SHBOT_LOCALES must be a directory of catalogs, got {path!r}")
 
 
+def _names(env: Mapping[str, str]) -> None:
+    """A ``SHBOT_*`` variable the bot does not read is a typo until proven otherwise.
+
+    A misspelt name would otherwise be ignored in silence (``SHBOT_WEBHOOK_ULR`` set and the
+    bot polling); the error suggests the closest real name. Names without the prefix
+    (``SHBOT_REDIS_URL``, ``SHBOT_BOT_TOKEN``) count as near misses of ``REDIS_URL``,
+    ``BOT_TOKEN``.
+    """
+    prefix = "SHBOT_"
+    # Compared without the prefix every candidate shares, so only the distinctive part counts.
+    candidates = {name.removeprefix(prefix): name for name in VARIABLES}
+    for name in sorted(env):
+        if not name.upper().startswith(prefix) or name in VARIABLES:
+            continue
+        close = difflib.get_close_matches(
+            name.upper().removeprefix(prefix), candidates, n=1, cutoff=0.7
+        )
+        hint = f"did you mean {candidates[close[0]]}?" if close else "see shbot run --help"
+        raise ConfigError(f"{name}: unknown variable, {hint}")
+
+
 def load_config(env: Mapping[str, str] | None = None) -> Config:
     """Read and validate the configuration; raises :class:`ConfigError`."""
     env = os.environ if env is None else env
+    _names(env)
     token = _token(env)
     api_url = _http_url("SHBOT_API_URL", _get(env, "SHBOT_API_URL") or TELEGRAM_API)
     _locales(env)
