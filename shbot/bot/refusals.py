@@ -23,7 +23,6 @@ _PLAIN: dict[str, str] = {
     "step_over": N_("This step is already over."),
     "invalid": N_("This button is not valid."),
     "no_game": N_("No game is running. /newgame opens one."),
-    "duplicate": N_("Already done."),
     "not_person": N_(
         "Only people can play: please post as yourself, not as the group or a channel."
     ),
