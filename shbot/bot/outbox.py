@@ -150,6 +150,8 @@ class Outbox:
                 if choice is None and wait is None:
                     if table is not None and table.ending and record is not None:
                         await self._finalize(chat_id)
+                    if state.wake.is_set():
+                        continue  # something was posted or committed meanwhile
                     break
                 if choice is None:
                     with contextlib.suppress(TimeoutError):
