@@ -161,6 +161,7 @@ async def test_full_game_at_info_logs_no_token_role_or_hand(
     config = Config(token=token, webhook_secret=WEBHOOK_SECRET)
     app = build_application(config, store, request=HttpxToFake(fake), menus=False)
     app.bot._rate_limiter = None  # full speed, as in tests.botplay.running_bot
+    app.bot_data["svc"].outbox.pacer.enabled = False
     caplog.set_level(logging.INFO)
 
     async with Harness(app, fake) as h:
