@@ -610,7 +610,7 @@ async def play_planned(
 # ------------------------------------------------------------------------------------ checks
 
 EN = translator("en")
-# Openings of the English private texts (shbot/bot/render.py), to sort private messages.
+# Openings of the English private texts (shbot/bot/render/private.py), to sort private messages.
 PRIVATE_KINDS_EN = {
     "role": "🤫 Your secret role",
     "president_hand": "🎩 You are President. You drew:",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from shbot.bot import callbacks as cb
-from shbot.bot import render_settings as rs
+from shbot.bot.render import settings as rs
 from shbot.storage import Store
 from tests.botplay import Bot, RandomPlay, open_game, play, running_bot
 from tests.harness import FakeUser, make_users

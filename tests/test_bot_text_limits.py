@@ -32,7 +32,7 @@ from shbot.bot import refusals
 from shbot.bot import render as r
 from shbot.bot.handlers import rules_keyboard
 from shbot.bot.refusals import refusal_text, vote_answer
-from shbot.bot.render_settings import settings_keyboard
+from shbot.bot.render.settings import settings_keyboard
 from shbot.engine import FASCIST, HITLER, LIBERAL, Game, Reason
 from shbot.i18n import LANGUAGE_NAMES, LANGUAGES, Translator, placeholders, translator
 from shbot.table import Refusal

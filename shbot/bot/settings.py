@@ -22,9 +22,9 @@ from shbot.table import timers as table_timers
 
 from . import callbacks as cb
 from . import render as r
-from . import render_settings as rs
 from .config import TIMER_PRESETS
 from .handlers import Ctx, group_only, is_group, reply, set_language, svc
+from .render import settings as rs
 
 log = logging.getLogger(__name__)
 

@@ -19,7 +19,7 @@ from shbot.i18n import Translator
 from shbot.table import GROUP, PRIVATE_PHASES, Table, prompt_seat
 
 from . import render as r
-from . import render_timers as rt
+from .render import timers as rt
 
 #: Slots edited in place later (their message id is kept); every other slot is sent once.
 KEPT = ("lobby", "board", "round", "prompt")

@@ -16,7 +16,7 @@ from shbot.table import timers as table_timers
 
 from .. import callbacks as cb
 from .. import render as r
-from .. import render_timers as rt
+from ..render import timers as rt
 from .common import Ctx, current_table, group_only, is_group, reply, svc
 
 log = logging.getLogger(__name__)

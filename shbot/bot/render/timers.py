@@ -9,7 +9,7 @@ from shbot.engine import Phase
 from shbot.i18n import Translator
 from shbot.table.model import Table
 
-from . import render as r
+from .common import name, name_list
 
 
 def timeout_text(t: Translator, names: Sequence[str], d: dict[str, Any]) -> str:
@@ -17,9 +17,9 @@ def timeout_text(t: Translator, names: Sequence[str], d: dict[str, Any]) -> str:
     (``d`` is the payload :func:`shbot.table.timers.timeout` stored)."""
     phase = Phase(d["phase"])
     late: list[int] = d["late"]
-    president = r.name(names, d["president"])
+    president = name(names, d["president"])
     if phase is Phase.VOTE:
-        who = r.name_list(t, names, late)
+        who = name_list(t, names, late)
         if d.get("missing_nein", True):
             return t.ngettext(
                 "⏰ Time is up: {names} did not vote; the missing vote counts as Nein!",
@@ -38,7 +38,7 @@ def timeout_text(t: Translator, names: Sequence[str], d: dict[str, Any]) -> str:
             "⏰ Time is up: {president} did not nominate a Chancellor, so I picked {chancellor} "
             "at random.",
             president=president,
-            chancellor=r.name(names, d["target"]),
+            chancellor=name(names, d["target"]),
         )
     if phase is Phase.PRESIDENT_DISCARD:
         return t._(
@@ -50,7 +50,7 @@ def timeout_text(t: Translator, names: Sequence[str], d: dict[str, Any]) -> str:
         return t._(
             "⏰ Time is up: Chancellor {chancellor} did not choose, so I enacted one of the two "
             "policies at random.",
-            chancellor=r.name(names, d["chancellor"]),
+            chancellor=name(names, d["chancellor"]),
         )
     if phase is Phase.VETO_RESPONSE:
         return t._(
@@ -60,7 +60,7 @@ def timeout_text(t: Translator, names: Sequence[str], d: dict[str, Any]) -> str:
     return t._(
         "⏰ Time is up: President {president} did not choose, so I picked {target} at random.",
         president=president,
-        target=r.name(names, d["target"]),
+        target=name(names, d["target"]),
     )
 
 
@@ -73,7 +73,7 @@ def timeout_private_prefix(t: Translator, phase: Phase) -> str:
 
 def reminder_text(t: Translator, table: Table, seats: Sequence[int], seconds: int | None) -> str:
     """The group reminder (half-way to the deadline) or a /ping without timers."""
-    who = r.name_list(t, table.names(), seats)
+    who = name_list(t, table.names(), seats)
     if seconds is None:
         return t._("🔔 {names}: the game is waiting for you.", names=who)
     return t.ngettext(

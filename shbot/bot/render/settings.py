@@ -8,9 +8,10 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from shbot.i18n import LANGUAGE_NAMES, LANGUAGES, Translator, esc
 
-from . import callbacks as cb
-from . import render as r
-from .config import TIMER_PRESETS
+from .. import callbacks as cb
+from ..config import TIMER_PRESETS
+from .common import name, role_name
+from .history import condition_text
 
 #: Setting codes in callback data (``@set:<chat>_<code>``): short so the data stays small.
 TIMER_CODES = {"off": "t0", "short": "t1", "normal": "t2", "long": "t3"}
@@ -141,7 +142,7 @@ def user_stats_text(t: Translator, stats: dict[str, Any]) -> str:
                 "{role}: {n} game, {wins} won",
                 "{role}: {n} games, {wins} won",
                 g,
-                role=r.role_name(t, role),
+                role=role_name(t, role),
                 wins=w,
             )
         )
@@ -155,7 +156,7 @@ def _conditions(t: Translator, counts: dict[str, int]) -> list[str]:
     for condition in ("five_liberal", "hitler_executed", "six_fascist", "hitler_elected"):
         n = int(counts.get(condition, 0))
         if n:
-            out.append(f"{r.condition_text(t, condition)} ×{n}")
+            out.append(f"{condition_text(t, condition)} ×{n}")
     return out
 
 
@@ -189,7 +190,7 @@ def group_stats_text(t: Translator, title: str, stats: dict[str, Any]) -> str:
                     "{rank}. {name}: {n} games, {wins} won",
                     int(p.get("games", 0)),
                     rank=i,
-                    name=r.name([str(p.get("name", "?"))], 0),
+                    name=name([str(p.get("name", "?"))], 0),
                     wins=int(p.get("wins", 0) or 0),
                 )
             )

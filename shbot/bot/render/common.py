@@ -1,0 +1,108 @@
+"""Names, escaping and the small pieces every screen uses.
+
+Names are escaped and wrapped in a Unicode isolate so HTML or right-to-left marks in a name
+cannot change the rest of the message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup
+
+from shbot.engine import FASCIST, HITLER, LIBERAL
+from shbot.i18n import LANGUAGE_NAMES, LANGUAGES, Translator, esc
+from shbot.table.model import FSI, PDI
+
+from .. import callbacks as cb
+
+MAX_TEXT = 4096
+MAX_BUTTON_NAME = 24
+POLICY_ICON = {LIBERAL: "🔵", FASCIST: "🔴"}
+POWER_ICON = {"investigate": "🔍", "special_election": "🗳", "peek": "👁", "execution": "💀"}
+
+
+def name(names: Sequence[str], seat: int | None) -> str:
+    """A player's name for HTML text: escaped, isolated, bold."""
+    if seat is None or seat < 0:
+        return "—"
+    return f"{FSI}<b>{esc(names[seat])}</b>{PDI}"
+
+
+def button_name(names: Sequence[str], seat: int) -> str:
+    raw = names[seat]
+    if len(raw) > MAX_BUTTON_NAME:
+        raw = raw[: MAX_BUTTON_NAME - 1] + "…"
+    return f"{FSI}{raw}{PDI}"
+
+
+def name_list(t: Translator, names: Sequence[str], seats: Sequence[int]) -> str:
+    if not seats:
+        return t._("nobody")
+    return t._(", ").join(name(names, s) for s in seats)
+
+
+def plain_name(names: Sequence[str], seat: object) -> str:
+    """A name for plain text (alerts): no HTML, isolated against bidi reordering."""
+    if not isinstance(seat, int) or not 0 <= seat < len(names):
+        return "?"
+    return f"{FSI}{names[seat]}{PDI}"
+
+
+def policy(t: Translator, p: str) -> str:
+    return t._("🔵 Liberal policy") if p == LIBERAL else t._("🔴 Fascist policy")
+
+
+def policy_short(t: Translator, p: str) -> str:
+    return t._("🔵 Liberal") if p == LIBERAL else t._("🔴 Fascist")
+
+
+def role_name(t: Translator, role: str) -> str:
+    if role == LIBERAL:
+        return t._("Liberal")
+    if role == HITLER:
+        return t._("Hitler")
+    return t._("Fascist")
+
+
+def party_name(t: Translator, party: str) -> str:
+    return t._("Liberal party") if party == LIBERAL else t._("Fascist party")
+
+
+def power_name(t: Translator, power: str) -> str:
+    return {
+        "investigate": t._("Investigate Loyalty"),
+        "special_election": t._("Special Election"),
+        "peek": t._("Policy Peek"),
+        "execution": t._("Execution"),
+    }[power]
+
+
+def fit(text: str) -> str:
+    """Telegram refuses texts over 4,096 characters; cut at a line break, never mid-tag."""
+    if len(text) <= MAX_TEXT:
+        return text
+    cut = text.rfind("\n", 0, MAX_TEXT - 2)
+    return text[: cut if cut > 0 else MAX_TEXT - 2] + "\n…"
+
+
+def markup(rows: list[list[InlineKeyboardButton]]) -> InlineKeyboardMarkup | None:
+    rows = [r for r in rows if r]
+    return InlineKeyboardMarkup(rows) if rows else None
+
+
+def chunk(buttons: list[InlineKeyboardButton], size: int) -> list[list[InlineKeyboardButton]]:
+    return [buttons[i : i + size] for i in range(0, len(buttons), size)]
+
+
+def language_keyboard(scope: str) -> InlineKeyboardMarkup:
+    return InlineKeyboardMarkup(
+        [
+            [
+                InlineKeyboardButton(
+                    LANGUAGE_NAMES[code], callback_data=cb.free_data(cb.LANG, f"{scope}{code}")
+                )
+                for code in LANGUAGES
+            ]
+        ]
+    )

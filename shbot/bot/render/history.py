@@ -1,0 +1,112 @@
+"""The public history of a game and the game-over message (the engine's history holds only
+public facts, R11)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from shbot.engine import Game
+from shbot.i18n import Translator
+from shbot.table.model import Table
+
+from .common import (
+    fit,
+    name,
+    policy_short,
+    role_name,
+)
+
+
+def condition_text(t: Translator, condition: str) -> str:
+    return {
+        "five_liberal": t._("Five Liberal policies were enacted."),
+        "hitler_executed": t._("Hitler was executed."),
+        "six_fascist": t._("Six Fascist policies were enacted."),
+        "hitler_elected": t._("Hitler was elected Chancellor after three Fascist policies."),
+    }[condition]
+
+
+def history_lines(t: Translator, game: Game, names: Sequence[str]) -> list[str]:
+    """The public log (the engine's history holds only public facts, R11)."""
+    out: list[str] = []
+    for entry in game.history:
+        tag = entry[0]
+        if tag == "e":
+            _, rnd, pres, chan, ballots = entry
+            ja = ballots.count("j")
+            nein = ballots.count("n")
+            elected = ja * 2 > ja + nein
+            out.append(
+                t._(
+                    "R{round}: {president} → {chancellor} · Ja! {ja} / Nein! {nein} · {verdict}",
+                    round=rnd,
+                    president=name(names, pres),
+                    chancellor=name(names, chan),
+                    ja=ja,
+                    nein=nein,
+                    verdict=t._("elected") if elected else t._("rejected"),
+                )
+            )
+        elif tag == "p":
+            out.append("   " + t._("enacted: {policy}", policy=policy_short(t, entry[1])))
+        elif tag == "c":
+            out.append("   " + t._("chaos: {policy}", policy=policy_short(t, entry[1])))
+        elif tag == "v":
+            out.append("   " + t._("vetoed"))
+        elif tag == "i":
+            out.append(
+                "   "
+                + t._(
+                    "🔍 {president} investigated {target}",
+                    president=name(names, entry[1]),
+                    target=name(names, entry[2]),
+                )
+            )
+        elif tag == "s":
+            out.append(
+                "   "
+                + t._(
+                    "🗳 {president} chose {target}",
+                    president=name(names, entry[1]),
+                    target=name(names, entry[2]),
+                )
+            )
+        elif tag == "x":
+            out.append(
+                "   "
+                + t._(
+                    "💀 {president} executed {target}",
+                    president=name(names, entry[1]),
+                    target=name(names, entry[2]),
+                )
+            )
+        elif tag == "peek":
+            out.append("   " + t._("👁 {president} peeked", president=name(names, entry[1])))
+    return out
+
+
+def history_text(t: Translator, table: Table) -> str:
+    game = table.game
+    assert game is not None
+    lines = [t._("<b>History so far</b>")]
+    lines.extend(history_lines(t, game, table.names()) or [t._("Nothing has happened yet.")])
+    return fit("\n".join(lines))
+
+
+def game_over_text(t: Translator, table: Table) -> str:
+    game = table.game
+    assert game is not None and game.winner is not None and game.condition is not None
+    names = table.names()
+    winner = (
+        t._("🏁 <b>The Liberals win!</b>")
+        if game.winner.value == "liberal"
+        else t._("🏁 <b>The Fascists win!</b>")
+    )
+    lines = [winner, condition_text(t, game.condition.value), "", t._("<b>Roles</b>")]
+    for seat, role in enumerate(game.roles):
+        dead = " 💀" if not game.alive[seat] else ""
+        lines.append(f"{seat + 1}. {name(names, seat)} — {role_name(t, role)}{dead}")
+    lines += ["", t._("<b>History</b>")]
+    lines.extend(history_lines(t, game, names))
+    lines += ["", t._("Thanks for playing! /newgame starts another one.")]
+    return fit("\n".join(lines))

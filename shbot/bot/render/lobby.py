@@ -1,0 +1,105 @@
+"""The lobby: who joined, the Join/Leave/Start buttons, the deep links to the private chat."""
+
+from __future__ import annotations
+
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup
+
+from shbot.i18n import Translator, esc
+from shbot.table.model import FSI, PDI, Table
+
+from .. import callbacks as cb
+from .common import (
+    fit,
+    markup,
+)
+
+
+def lobby_text(t: Translator, table: Table, *, closed: str | None = None) -> str:
+    lines = [t._("<b>Secret Hitler</b> — a new game is open."), ""]
+    host = table.player(table.host)
+    if host is not None:
+        lines.append(t._("Host: {host}", host=f"{FSI}{esc(host.name)}{PDI}"))
+    lines.append(t._("Players ({count}/10):", count=len(table.players)))
+    waiting = False
+    for i, p in enumerate(table.players):
+        mark = "✅" if p.ready else "⏳"
+        waiting = waiting or not p.ready
+        lines.append(f"{i + 1}. {mark} {FSI}{esc(p.name)}{PDI}")
+    if not table.players:
+        lines.append(t._("(nobody yet)"))
+    lines.append("")
+    if closed:
+        lines.append(closed)
+        return fit("\n".join(lines))
+    if waiting:
+        lines.append(
+            t._(
+                "⏳ These players still have to open a private chat with me, where I will "
+                "send their secret role: tap “Open private chat”, then Start."
+            )
+        )
+    lines.append(t._("Press Join to play. A game needs 5 to 10 players; the host starts it."))
+    return fit("\n".join(lines))
+
+
+def lobby_keyboard(
+    t: Translator, table: Table, bot_username: str, chat_id: int | None = None
+) -> InlineKeyboardMarkup | None:
+    """Join/Leave/Start, and the deep link that opens the private chat and joins in one tap
+    (it must name the group: a /start in private does not say where it came from)."""
+    gid = table.gid
+    rows = [
+        [
+            InlineKeyboardButton(t._("✋ Join"), callback_data=cb.game_data(gid, 0, cb.JOIN)),
+            InlineKeyboardButton(t._("🚪 Leave"), callback_data=cb.game_data(gid, 0, cb.LEAVE)),
+        ],
+        [InlineKeyboardButton(t._("▶️ Start"), callback_data=cb.game_data(gid, 0, cb.START))],
+    ]
+    if bot_username:
+        rows.append(
+            [
+                InlineKeyboardButton(
+                    t._("💬 Open private chat"),
+                    url=deep_link(bot_username, join_payload(chat_id, gid) if chat_id else gid),
+                )
+            ]
+        )
+    return markup(rows)
+
+
+def deep_link(bot_username: str, payload: str) -> str:
+    return f"https://t.me/{bot_username}?start={payload}"
+
+
+def private_chat_keyboard(
+    t: Translator, bot_username: str, payload: str
+) -> InlineKeyboardMarkup | None:
+    """One "Open private chat" button (none while the bot's username is unknown)."""
+    if not bot_username:
+        return None
+    link = deep_link(bot_username, payload)
+    return InlineKeyboardMarkup([[InlineKeyboardButton(t._("💬 Open private chat"), url=link)]])
+
+
+def join_payload(chat_id: int, gid: str) -> str:
+    """The /start payload that joins the lobby ``gid`` of ``chat_id`` ([A-Za-z0-9_-] only)."""
+    return f"j{chat_id}_{gid}".replace("-", "m")
+
+
+def lobby_closed_text(t: Translator, closed: str, by: str | None = None) -> str:
+    """The last line of a lobby that no longer takes players."""
+    if closed == "started":
+        return t._("▶️ The game has started!")
+    if closed == "everybody_left":
+        return t._("Everybody left: the game is cancelled.")
+    if by:
+        return t._("🛑 The game was cancelled by {name}.", name=f"{FSI}{esc(by)}{PDI}")
+    return t._("🛑 The game was cancelled.")
+
+
+def unreachable_text(t: Translator, player: str) -> str:
+    return t._(
+        "⚠️ I cannot write to {name} in private. {name}, please open a private chat with "
+        "me and press Start: I will send you what you missed.",
+        name=f"{FSI}{esc(player)}{PDI}",  # isolated, like every name
+    )

@@ -1,0 +1,287 @@
+"""The group's view of a game: the full board and the round message.
+
+Built only from public events, the engine's ``public_view`` and names, so a secret cannot
+reach the group through a template.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup
+
+from shbot.engine import Game, Kind, Phase
+from shbot.i18n import N_, Translator, esc
+from shbot.table.model import FSI, PDI, Table
+
+from .. import callbacks as cb
+from .common import (
+    POWER_ICON,
+    button_name,
+    chunk,
+    fit,
+    markup,
+    name,
+    name_list,
+    policy,
+    power_name,
+)
+
+SEAT_LEGEND = N_(
+    "🎩 President · 👔 Chancellor · ⛔ term-limited · ✅ confirmed not Hitler · 💀 dead"
+)
+
+
+def board_text(t: Translator, table: Table) -> str:
+    game = table.game
+    assert game is not None
+    view = game.public_view()
+    names = table.names()
+    lines = [t._("<b>📋 Board</b> — {players} players", players=game.n)]
+    lib = "🔵" * view["liberal"] + "⬜" * (5 - view["liberal"])
+    lines.append(t._("Liberal policies: {track} {count}/5", track=lib, count=view["liberal"]))
+    slots = []
+    for i, power in enumerate(view["powers"]):
+        if i < view["fascist"]:
+            slots.append("🔴")
+        elif i == 5:
+            slots.append("🏁")
+        else:
+            slots.append(POWER_ICON[power] if power else "⬜")
+    lines.append(
+        t._("Fascist policies: {track} {count}/6", track="".join(slots), count=view["fascist"])
+    )
+    present = [p for p in dict.fromkeys(view["powers"]) if p]
+    legend = " · ".join(f"{POWER_ICON[p]} {power_name(t, p)}" for p in present)
+    lines.append(f"<i>{legend}</i>")
+    if view["veto_unlocked"]:
+        lines.append(t._("✋ Veto power is unlocked."))
+    else:
+        lines.append(t._("<i>Veto power unlocks with the fifth Fascist policy.</i>"))
+    tracker = "●" * view["tracker"] + "○" * (3 - view["tracker"])
+    lines.append(t._("Election tracker: {dots} {count}/3", dots=tracker, count=view["tracker"]))
+    lines.append(
+        t._(
+            "Draw pile: {draw} · Discard pile: {discard}",
+            draw=view["draw"],
+            discard=view["discard"],
+        )
+    )
+    lines.append("")
+    limited = set(view["term_limited"])
+    for seat in range(game.n):
+        marks = []
+        if not view["alive"][seat]:
+            marks.append("💀")
+        else:
+            if seat == view["president"]:
+                marks.append("🎩")
+            if seat == view["chancellor"]:
+                marks.append("👔")
+            if seat in limited:
+                marks.append("⛔")
+            if view["confirmed"][seat]:
+                marks.append("✅")
+        lines.append(f"{seat + 1}. {FSI}{esc(names[seat])}{PDI} {''.join(marks)}".rstrip())
+    lines.append(f"<i>{t._(SEAT_LEGEND)}</i>")
+    return fit("\n".join(lines))
+
+
+def board_keyboard(t: Translator, table: Table) -> InlineKeyboardMarkup | None:
+    if table.game is None or table.game.is_over:
+        return None
+    return markup(
+        [
+            [
+                InlineKeyboardButton(
+                    t._("🂠 My role"), callback_data=cb.game_data(table.gid, 0, cb.MY_ROLE)
+                )
+            ]
+        ]
+    )
+
+
+def event_line(t: Translator, kind: str, d: dict[str, Any], names: Sequence[str]) -> str | None:
+    """One line of the public round log, or None for events shown otherwise."""
+    k = Kind(kind)
+    if k is Kind.NOMINATED:
+        return t._(
+            "{president} nominated {chancellor} for Chancellor.",
+            president=name(names, d["president"]),
+            chancellor=name(names, d["chancellor"]),
+        )
+    if k is Kind.VOTE_RESULT:
+        ja = [s for s, v in enumerate(d["votes"]) if v == 1]
+        nein = [s for s, v in enumerate(d["votes"]) if v == 0]
+        verdict = (
+            t._("✅ The government is elected.")
+            if d["elected"]
+            else t._("❌ The government is rejected.")
+        )
+        return "\n".join(
+            [
+                t._("Ja! ({count}): {names}", count=len(ja), names=name_list(t, names, ja)),
+                t._("Nein! ({count}): {names}", count=len(nein), names=name_list(t, names, nein)),
+                verdict,
+            ]
+        )
+    if k is Kind.CONFIRMED_NOT_HITLER:
+        return t._("{player} is confirmed not Hitler.", player=name(names, d["seat"]))
+    if k is Kind.TRACKER_ADVANCED:
+        return t._("Election tracker: {count}/3.", count=d["tracker"])
+    if k is Kind.POLICY_ENACTED:
+        return t._("📜 A {policy} was enacted.", policy=policy(t, d["policy"]))
+    if k is Kind.CHAOS:
+        return t._(
+            "🌪 Three governments failed in a row: the top policy of the pile, a {policy}, is "
+            "enacted. No power is granted and term limits are cleared.",
+            policy=policy(t, d["policy"]),
+        )
+    if k is Kind.DECK_RESHUFFLED:
+        return t._(
+            "🔀 The discard pile was shuffled into the draw pile ({count} tiles).",
+            count=d["draw"],
+        )
+    if k is Kind.VETO_UNLOCKED:
+        return t._("✋ Veto power is now unlocked.")
+    if k is Kind.VETO_PROPOSED:
+        return t._(
+            "✋ Chancellor {chancellor} proposes to veto this agenda.",
+            chancellor=name(names, d["chancellor"]),
+        )
+    if k is Kind.VETO_ACCEPTED:
+        return t._(
+            "✋ President {president} agreed: both policies are discarded.",
+            president=name(names, d["president"]),
+        )
+    if k is Kind.VETO_REFUSED:
+        return t._(
+            "President {president} refused the veto: the Chancellor must enact a policy.",
+            president=name(names, d["president"]),
+        )
+    if k is Kind.POWER_GRANTED:
+        return t._(
+            "⚡ President {president} gains a power: {power}.",
+            president=name(names, d["president"]),
+            power=power_name(t, d["power"]),
+        )
+    if k is Kind.INVESTIGATED:
+        return t._(
+            "🔍 {president} investigated the loyalty of {target}.",
+            president=name(names, d["president"]),
+            target=name(names, d["target"]),
+        )
+    if k is Kind.SPECIAL_ELECTION:
+        return t._(
+            "🗳 {president} called a special election: {target} is the next presidential candidate.",
+            president=name(names, d["president"]),
+            target=name(names, d["target"]),
+        )
+    if k is Kind.PEEKED:
+        return t._(
+            "👁 {president} looked at the top three policies of the draw pile.",
+            president=name(names, d["president"]),
+        )
+    if k is Kind.EXECUTED:
+        return t._(
+            "💀 {president} executed {target}.",
+            president=name(names, d["president"]),
+            target=name(names, d["target"]),
+        )
+    return None
+
+
+def round_text(t: Translator, table: Table) -> str:
+    """The current round's message: header, what happened so far, and who we wait for."""
+    game = table.game
+    assert game is not None
+    names = table.names()
+    header_ev = next((e for e in table.round_log if e[0] == Kind.ROUND_STARTED.value), None)
+    rnd = header_ev[1]["round"] if header_ev else game.round
+    pres = header_ev[1]["president"] if header_ev else game.president
+    lines = [
+        t._(
+            "<b>Round {round}</b> · Presidential candidate: {president}",
+            round=rnd,
+            president=name(names, pres),
+        )
+    ]
+    if header_ev and header_ev[1].get("special"):
+        lines.append(t._("<i>(special election)</i>"))
+    for kind, data in table.round_log:
+        line = event_line(t, kind, data, names)
+        if line:
+            lines.append(line)
+    if game.round == rnd:
+        prompt = prompt_line(t, game, names)
+        if prompt:
+            lines.append("")
+            lines.append(prompt)
+    return fit("\n".join(lines))
+
+
+def prompt_line(t: Translator, game: Game, names: Sequence[str]) -> str | None:
+    phase = game.phase
+    p, c = name(names, game.president), name(names, game.chancellor)
+    if phase is Phase.NOMINATE:
+        return t._("👉 {president}, nominate a Chancellor:", president=p)
+    if phase is Phase.VOTE:
+        view = game.public_view()
+        return t._(
+            "🗳 Vote on the government of President {president} and Chancellor {chancellor}. "
+            "Voted: {voted}/{needed}.",
+            president=p,
+            chancellor=c,
+            voted=sum(view["voted"]),
+            needed=game.alive_count,
+        )
+    if phase is Phase.PRESIDENT_DISCARD:
+        return t._(
+            "⏳ President {president} is choosing a policy to discard, in private.", president=p
+        )
+    if phase is Phase.CHANCELLOR_ENACT:
+        return t._(
+            "⏳ Chancellor {chancellor} is choosing the policy to enact, in private.", chancellor=c
+        )
+    if phase is Phase.VETO_RESPONSE:
+        return t._("⏳ President {president} is deciding on the veto.", president=p)
+    if phase is Phase.INVESTIGATE:
+        return t._("⏳ President {president} is choosing whom to investigate.", president=p)
+    if phase is Phase.SPECIAL_ELECTION:
+        return t._(
+            "⏳ President {president} is choosing the next presidential candidate.", president=p
+        )
+    if phase is Phase.EXECUTION:
+        return t._("⏳ President {president} is choosing whom to execute.", president=p)
+    return None
+
+
+def round_keyboard(t: Translator, table: Table) -> InlineKeyboardMarkup | None:
+    game = table.game
+    assert game is not None
+    names = table.names()
+    if game.phase is Phase.NOMINATE:
+        buttons = [
+            InlineKeyboardButton(
+                button_name(names, s),
+                callback_data=cb.game_data(table.gid, table.step, cb.NOMINATE, s),
+            )
+            for s in game.eligible_chancellors()
+        ]
+        return markup(chunk(buttons, 2))
+    if game.phase is Phase.VOTE:
+        return markup(
+            [
+                [
+                    InlineKeyboardButton(
+                        t._("Ja!"), callback_data=cb.game_data(table.gid, table.step, cb.VOTE, 1)
+                    ),
+                    InlineKeyboardButton(
+                        t._("Nein!"),
+                        callback_data=cb.game_data(table.gid, table.step, cb.VOTE, 0),
+                    ),
+                ]
+            ]
+        )
+    return None
