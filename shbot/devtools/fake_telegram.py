@@ -77,6 +77,14 @@ def _bad(description: str) -> ApiError:
     return ApiError(400, description)
 
 
+class Crashed(BaseException):
+    """The bot's process died during a Bot API call (see :meth:`FakeBotAPI.crash_at`).
+
+    A ``BaseException``, like the signal that kills a process: no ``except Exception`` of the
+    bot or of PTB catches it, so the code of the dying process stops right there; the test
+    discards the Application and starts a new one on the same store and the same fake."""
+
+
 # --------------------------------------------------------------------------------------------
 # HTML parse mode, as Telegram's server (tdlib's parse_html) understands it.
 # Validating it here is what makes "a player named <b>&amp;" tests meaningful.
@@ -371,6 +379,10 @@ class FakeBotAPI(BaseRequest):
         self.commands: dict[tuple[str, str], list[JSONDict]] = {}
         self.descriptions: dict[tuple[str, str], str] = {}
         self._failures: list[_Failure] = []
+        self._crash_in: int | None = None  # calls left before the process dies
+        self._crash_delivered = True
+        self.crashed = False  # the process died (every call raises Crashed until revive)
+        self.crash_call: Call | None = None  # the call during which it died
         self._next_ids: dict[int, itertools.count[int]] = {}
         self._handlers: dict[str, Callable[[JSONDict], Any]] = {
             "getme": self._get_me,
@@ -447,6 +459,7 @@ class FakeBotAPI(BaseRequest):
             if isinstance(encoded := params.get(key), str):  # a caller passed encoded JSON
                 params[key] = json.loads(encoded)
         chat_id = _normalize_chat_id(params.get("chat_id"))
+        dies = self._dying(api_method, params, chat_id)
         await asyncio.sleep(self.latency)  # always yield, like a real round trip
         now = self.now()
         status, description, parameters, result = 200, None, None, None
@@ -462,6 +475,9 @@ class FakeBotAPI(BaseRequest):
         self.calls.append(call)
         if handler is None:
             self.unknown_calls.append(call)
+        if dies:  # Telegram handled the call; its answer never reached the dead process
+            self.crash_call = call
+            raise Crashed(f"the bot died during call {api_method} (delivered)")
         if status == 200:
             body: JSONDict = {"ok": True, "result": result}
         else:
@@ -480,6 +496,38 @@ class FakeBotAPI(BaseRequest):
             return time.monotonic()
 
     # ---- test controls --------------------------------------------------------------------
+
+    def crash_at(self, n: int, *, delivered: bool = True) -> None:
+        """The bot's process dies during its ``n``-th Bot API call from now (1: the next).
+
+        ``delivered``: Telegram handles that call (it keeps the message or the edit) and the
+        answer is lost on the way back; else the call never reaches Telegram. That call and
+        every later one raise :class:`Crashed` (``crashed`` turns True, ``crash_call`` is
+        the call) until :meth:`revive`: what Telegram received before stays."""
+        if n < 1:
+            raise ValueError("calls are counted from 1")
+        self._crash_in, self._crash_delivered = n, delivered
+        self.crashed, self.crash_call = False, None
+
+    def revive(self) -> None:
+        """A new bot process: calls go through again (a pending ``crash_at`` is dropped)."""
+        self._crash_in, self.crashed = None, False
+
+    def _dying(self, method: str, params: JSONDict, chat_id: int | str | None) -> bool:
+        """Raise Crashed if the process is dead or dies before this call reaches Telegram;
+        True if it dies once Telegram has handled this call."""
+        if self.crashed:
+            raise Crashed(f"the bot is dead: {method} never sent")
+        if self._crash_in is None:
+            return False
+        self._crash_in -= 1
+        if self._crash_in > 0:
+            return False
+        self._crash_in, self.crashed = None, True
+        if self._crash_delivered:
+            return True
+        self.crash_call = Call(method, params, chat_id, 0, "never sent", self.now())
+        raise Crashed(f"the bot died before call {method} reached Telegram")
 
     def fail_next(
         self,
