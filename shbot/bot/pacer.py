@@ -33,9 +33,13 @@ class Window:
         self.blocked_until = 0.0
 
     def ready_at(self, now: float) -> float:
-        while self.times and self.times[0] <= now - self.period - MARGIN:
+        # One expression decides both "expired" and "free at": computed two ways, float
+        # rounding could call a call free that is still counted, and the window overflows.
+        span = self.period + MARGIN
+        while self.times and self.times[0] + span <= now:
             self.times.popleft()
-        free = now if len(self.times) < self.limit else self.times[0] + self.period + MARGIN
+        excess = len(self.times) - self.limit  # a seeded window may hold more than limit
+        free = now if excess < 0 else self.times[excess] + span
         return max(free, self.blocked_until)
 
     def take(self, now: float) -> None:
