@@ -330,6 +330,8 @@ class Outbox:
                 text = str(exc).lower()
                 if "not modified" in text:
                     return m.edit_id
+                if "chat not found" in text:  # the group is gone: no fallback send
+                    raise
                 if "not found" not in text and "can't be edited" not in text:
                     raise
                 if self.pacer.ready_at(m.chat_id) > self.pacer.clock():

@@ -148,34 +148,54 @@ class Services:
             await self.commit.run(group_id, warn)
 
     async def migrate(self, old_id: int, new_id: int) -> None:
-        """The group became a supergroup: the game and the settings move to the new id."""
+        """The group became a supergroup: the game, its players and the settings move to the
+        new id; the board and the round (or the lobby) are posted there again and the
+        deadline is armed there. Called again (the service message after a refused send,
+        or the other way round), it changes nothing."""
         async with self.commit.lock(old_id):
             record = await self.store.get_game(old_id)
             self.outbox.records.pop(old_id, None)
-            settings = await self.store.get_group(old_id)
-            if settings:
-                await self.store.update_group(new_id, settings)
+            await self._move_settings(old_id, new_id)
             if record is None:
                 return
             table = Table.from_dict(record.data)
             for slot in [s for s in table.shown if not s.startswith(("prompt", "warn"))]:
-                del table.shown[slot]
+                del table.shown[slot]  # those messages stay behind in the old chat
             for slot in (
                 ("lobby",) if table.game is None else ("board", f"round:{table.game.round}")
             ):
                 table.owe(slot)
+            moved = True
             try:
                 await self.store.create_game(new_id, record.status, table.to_dict())
-            except GameExists:
-                log.warning("chat %s migrated to %s, which already has a game", old_id, new_id)
-                return
-            try:
+            except GameExists:  # moved before a crash, or the new chat has a game of its own
+                existing = await self.store.get_game(new_id)
+                moved = existing is not None and existing.data.get("gid") == table.gid
+                if not moved:
+                    log.warning("%s migrated to %s, which has a game: ours ends", old_id, new_id)
+            try:  # the old chat takes no message any more: its copy goes in any case
                 await self.store.delete_game(old_id, record.version)
             except StoreError:
                 log.warning("could not remove the migrated game of %s", old_id)
             players = [p.id for p in table.players]
             await self.store.release_players(old_id, players)
-            for uid in players:
-                await self.store.claim_player(uid, new_id)
+            if moved:
+                for uid in players:
+                    await self.store.claim_player(uid, new_id)
+        if not moved:
+            return
         log.info("chat %s migrated to %s: game %s moved", old_id, new_id, table.gid)
         self.outbox.committed(new_id, await self.store.get_game(new_id))
+        if self.commit.after is not None:
+            await self.commit.after(new_id, Outcome(table))  # the deadline, in the new chat
+
+    async def _move_settings(self, old_id: int, new_id: int) -> None:
+        """The old group's settings, under any the new chat has already."""
+        settings = await self.store.get_group(old_id)
+        if not settings:
+            return
+        current = await self.store.get_group(new_id)
+        missing = {k: v for k, v in settings.items() if k not in current}
+        if missing:
+            await self.store.update_group(new_id, missing)
+        self.forget_group_lang(new_id)

@@ -35,6 +35,11 @@ JSONDict = dict[str, Any]
 NOT_STARTED = "Forbidden: bot can't initiate conversation with a user"
 BLOCKED = "Forbidden: bot was blocked by the user"
 KICKED = "Forbidden: bot was kicked from the supergroup chat"
+KICKED_GROUP = "Forbidden: bot was kicked from the group chat"
+NOT_MEMBER = "Forbidden: bot is not a member of the supergroup chat"
+NOT_MEMBER_GROUP = "Forbidden: bot is not a member of the group chat"
+# A call naming a group that became a supergroup; parameters carry migrate_to_chat_id.
+MIGRATED = "Bad Request: group chat was upgraded to a supergroup chat"
 CHAT_NOT_FOUND = "Bad Request: chat not found"
 USER_NOT_FOUND = "Bad Request: user not found"
 NOT_MODIFIED = (
@@ -104,6 +109,7 @@ HTML_TAGS = frozenset(
         "span",
         "tg-spoiler",
         "tg-emoji",
+        "tg-time",  # a date_time entity (Bot API 9.5): <tg-time unix="…" format="T">…</tg-time>
         "code",
         "pre",
         "blockquote",
@@ -220,7 +226,8 @@ class FakeChat:
     user: JSONDict | None = None  # the other party of a private chat
     admins: dict[int, str] = field(default_factory=dict)
     members: set[int] = field(default_factory=set)
-    bot_status: str = "member"  # "member", "administrator", "kicked"
+    bot_status: str = "member"  # "member", "administrator", "kicked", "left"
+    migrated_to: int | None = None  # the supergroup this group became (calls are refused)
 
     def to_dict(self) -> JSONDict:
         """The Chat object as Telegram embeds it in messages."""
@@ -644,6 +651,63 @@ class FakeBotAPI(BaseRequest):
         self.store.setdefault(chat_id, []).append(message)
         return message
 
+    def migrate_chat(self, chat_id: int, new_id: int, by: JSONDict) -> tuple[FakeChat, JSONDict]:
+        """The group ``chat_id`` is upgraded to the supergroup ``new_id`` by the user ``by``,
+        as Telegram does it: members, admins and the bot move over; every later call naming
+        the old id is refused with 400 and ``migrate_to_chat_id``. Returns the supergroup and
+        the service messages Telegram delivers to the bot: one in the old group
+        (``migrate_to_chat_id``), then one in the new supergroup (``migrate_from_chat_id``)."""
+        old = self.chats[chat_id]
+        if old.type != "group" or new_id > -(10**12):
+            raise ValueError("only a basic group becomes a supergroup (-100... id)")
+        new = self.add_chat(new_id, title=old.title or "Test group", chat_type="supergroup")
+        new.members, new.admins = set(old.members), dict(old.admins)
+        new.bot_status = old.bot_status
+        old.migrated_to = new_id
+        self.add_user(by)
+        now = int(time.time())
+        messages = [
+            {
+                "message_id": self._next_message_id(chat_id),
+                "from": dict(by),
+                "chat": old.to_dict(),
+                "date": now,
+                "migrate_to_chat_id": new_id,
+            },
+            {
+                "message_id": self._next_message_id(new_id),
+                "from": dict(by),
+                "chat": new.to_dict(),
+                "date": now,
+                "migrate_from_chat_id": chat_id,
+            },
+        ]
+        return new, {"old": messages[0], "new": messages[1]}
+
+    def remove_bot(self, chat_id: int, by: JSONDict, status: str = "kicked") -> JSONDict:
+        """``by`` removes the bot from the group ("kicked": banned, "left": removed or the
+        bot left); from now on writing there is refused with 403. Returns the
+        ``my_chat_member`` update Telegram sends the bot about it."""
+        chat = self.chats[chat_id]
+        if status not in ("kicked", "left"):
+            raise ValueError("status is kicked or left")
+        old_status, chat.bot_status = chat.bot_status, status
+        self.add_user(by)
+        return {
+            "my_chat_member": {
+                "chat": chat.to_dict(),
+                "from": dict(by),
+                "date": int(time.time()),
+                "old_chat_member": _member_dict(self._bot_user(), old_status),
+                "new_chat_member": _member_dict(self._bot_user(), status),
+            }
+        }
+
+    def delete_chat(self, chat_id: int) -> None:
+        """The group is gone (deleted): every call naming it answers 400 "chat not found".
+        Its messages stay readable through :meth:`messages`."""
+        del self.chats[chat_id]
+
     def register_callback_query(self, query_id: str, user_id: int) -> None:
         """Note a query Telegram would deliver, so answering it (once) is valid."""
         self.callback_queries[query_id] = user_id
@@ -799,6 +863,8 @@ class FakeBotAPI(BaseRequest):
             chat = self.private_chat(self.users[chat_id])
         if chat is None:
             raise _bad(CHAT_NOT_FOUND)
+        if chat.migrated_to is not None:
+            raise ApiError(400, MIGRATED, {"migrate_to_chat_id": chat.migrated_to})
         return chat
 
     def _writable_chat(self, params: JSONDict) -> FakeChat:
@@ -810,7 +876,9 @@ class FakeBotAPI(BaseRequest):
             if chat.id not in self.started:
                 raise ApiError(403, NOT_STARTED)
         elif chat.bot_status == "kicked":
-            raise ApiError(403, KICKED)
+            raise ApiError(403, KICKED if chat.type == "supergroup" else KICKED_GROUP)
+        elif chat.bot_status == "left":
+            raise ApiError(403, NOT_MEMBER if chat.type == "supergroup" else NOT_MEMBER_GROUP)
         return chat
 
     def _render(self, params: JSONDict) -> tuple[str, str, str | None, JSONDict | None]:
