@@ -6,7 +6,7 @@ import pytest
 
 from shbot.storage import Store
 from tests.botplay import check_game, game_stats, play_planned, running_bot
-from tests.harness import make_users
+from tests.harness import Harness, make_users
 
 
 @pytest.mark.looptime
@@ -42,3 +42,50 @@ def test_a_window_never_lets_more_than_its_limit_through_at_a_float_boundary() -
             w.take(later)
             granted += 1
         assert granted == GROUP_LIMIT - 1, f"{granted} calls at {later!r} after a full window"
+
+
+async def test_strict_fake_refuses_calls_over_telegrams_limits_like_telegram() -> None:
+    """``strict_limits``: the 21st call shown in a group within 60 s and the 31st call of the
+    bot within one second get 429 with ``retry_after``; reads and private chats are not
+    counted per group; refused calls do not count; a minute later the group may go on."""
+    from telegram.error import RetryAfter
+
+    from tests.fake_telegram import FakeBotAPI
+
+    now = [100.0]
+    fake = FakeBotAPI(clock=lambda: now[0], strict_limits=True)
+    async with Harness(fake.application_builder().build(), fake) as h:
+        users = make_users(12)
+        group, other = h.group(creator=users[0]), h.group(creator=users[1])
+        for user in users:
+            h.open_private(user)
+        bot = h.app.bot
+        for i in range(20):
+            now[0] = 100.0 + i * 2.0  # one every 2 s: never 30 in a second
+            await bot.send_message(group.id, f"{i}")
+        await bot.get_chat_member(group.id, users[0].id)  # a read: not a message in the group
+        with pytest.raises(RetryAfter):
+            await bot.edit_message_text("edited", chat_id=group.id, message_id=1)
+        # The first call (at 100) leaves the window at 160: 22 s after this one.
+        assert fake.calls[-1].description == "Too Many Requests: retry after 22"
+        await bot.send_message(other.id, "another group has its own minute")
+        now[0] = 160.0  # the call at 100 is exactly 60 s old: still inside a closed window
+        with pytest.raises(RetryAfter):
+            await bot.send_message(group.id, "too early")
+        now[0] = 160.5
+        await bot.send_message(group.id, "the oldest call has left the window")
+        now[0] = 500.0
+        for i in range(30):
+            await bot.send_message(users[i % 12].id, "role")
+        with pytest.raises(RetryAfter):
+            await bot.send_message(users[0].id, "the 31st in one second")
+        assert fake.calls[-1].description == "Too Many Requests: retry after 1"
+        now[0] = 501.5
+        await bot.send_message(users[0].id, "a second later")
+        statuses = [c.status for c in fake.calls]
+        assert statuses.count(429) == 3
+        assert fake.max_calls_in_window(group.id, 60, methods=GROUP_METHODS) == 20
+        assert fake.max_calls_overall(1.0) == 31  # the refused call is counted by this one
+
+
+GROUP_METHODS = ("sendMessage", "editMessageText", "editMessageReplyMarkup")

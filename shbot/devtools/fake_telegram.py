@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import math
 import re
 import time
 from collections.abc import Callable, Collection, Iterable
@@ -66,6 +67,24 @@ MAX_CALLBACK_ANSWER_CHARS = 200
 
 SEND_METHODS = frozenset({"sendmessage"})
 EDIT_METHODS = frozenset({"editmessagetext", "editmessagereplymarkup"})
+
+# Telegram's flood limits, as ``FakeBotAPI(strict_limits=True)`` enforces them: at most 20
+# calls a minute that show in one group (messages, edits, deletions, pins) and 30 calls a
+# second for the whole bot; a call over either is refused with 429 and ``retry_after``.
+GROUP_LIMIT, GROUP_PERIOD = 20, 60.0
+OVERALL_LIMIT, OVERALL_PERIOD = 30, 1.0
+GROUP_LIMITED_METHODS = frozenset(
+    {
+        *SEND_METHODS,
+        *EDIT_METHODS,
+        "deletemessage",
+        "deletemessages",
+        "pinchatmessage",
+        "unpinchatmessage",
+        "unpinallchatmessages",
+    }
+)
+TOO_MANY_REQUESTS = "Too Many Requests: retry after {}"
 
 
 class ApiError(Exception):
@@ -357,7 +376,9 @@ class FakeBotAPI(BaseRequest):
 
     ``clock`` stamps calls; by default it is the running loop's time, so virtual-time loops
     (looptime) and rate-limiter waits agree. ``latency`` is slept on every call so other tasks
-    can interleave as they would over the network.
+    can interleave as they would over the network. ``strict_limits`` answers 429 as Telegram
+    does when a group gets more than 20 calls in 60 s or the bot makes more than 30 in one
+    second (closed windows, on ``clock``; calls refused with 429 do not count).
     """
 
     def __init__(
@@ -368,11 +389,13 @@ class FakeBotAPI(BaseRequest):
         bot_first_name: str = "SH Test Bot",
         clock: Callable[[], float] | None = None,
         latency: float = 0.0,
+        strict_limits: bool = False,
     ) -> None:
         self.bot_id = bot_id
         self.bot_username = bot_username
         self.bot_first_name = bot_first_name
         self.latency = latency
+        self.strict_limits = strict_limits
         self._clock = clock
         self.users: dict[int, JSONDict] = {}
         self.started: set[int] = set()
@@ -473,6 +496,7 @@ class FakeBotAPI(BaseRequest):
         handler = self._handlers.get(api_method.lower())
         try:
             self._maybe_fail(api_method, chat_id)
+            self._flood_check(api_method, chat_id, now)
             if handler is None:
                 raise _bad(f"Bad Request: method {api_method} is not implemented by FakeBotAPI")
             result = handler(params)
@@ -585,6 +609,29 @@ class FakeBotAPI(BaseRequest):
             if failure.remaining <= 0:
                 self._failures.remove(failure)
             raise ApiError(failure.status, failure.description, failure.parameters)
+
+    def _flood_check(self, method: str, chat_id: int | str | None, now: float) -> None:
+        """With ``strict_limits``: a 429 for a call over Telegram's limits (see the module
+        constants). ``calls`` is in time order, so only the last minute is looked at."""
+        if not self.strict_limits:
+            return
+        grouped = method.lower() in GROUP_LIMITED_METHODS
+        limited = grouped and isinstance(chat_id, int) and chat_id < 0
+        overall, group, oldest = 0, 0, now
+        for call in reversed(self.calls):
+            if call.time < now - max(GROUP_PERIOD, OVERALL_PERIOD):
+                break
+            if call.status == 429:
+                continue
+            if call.time >= now - OVERALL_PERIOD:
+                overall += 1
+            if limited and call.chat_id == chat_id and call.method.lower() in GROUP_LIMITED_METHODS:
+                group, oldest = group + 1, call.time
+        if overall >= OVERALL_LIMIT:
+            raise ApiError(429, TOO_MANY_REQUESTS.format(1), {"retry_after": 1})
+        if group >= GROUP_LIMIT:
+            wait = max(1, math.ceil(oldest + GROUP_PERIOD - now))
+            raise ApiError(429, TOO_MANY_REQUESTS.format(wait), {"retry_after": wait})
 
     def add_user(self, user: JSONDict) -> None:
         """Make a user known (needed before the bot can reach or look them up)."""
@@ -805,6 +852,17 @@ class FakeBotAPI(BaseRequest):
 
     def callback_answers(self) -> int:
         return self.count("answerCallbackQuery")
+
+    def max_calls_overall(self, seconds: float = OVERALL_PERIOD) -> int:
+        """Most calls the bot made (to any chat, of any method, refused ones included)
+        within any closed window of ``seconds``: Telegram's overall limit is 30 a second."""
+        times = [c.time for c in self.calls]
+        best, start = 0, 0
+        for end, t in enumerate(times):
+            while t - times[start] > seconds:
+                start += 1
+            best = max(best, end - start + 1)
+        return best
 
     def max_calls_in_window(
         self, chat_id: int | str, seconds: float = 60.0, methods: Collection[str] | None = None
