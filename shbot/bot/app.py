@@ -32,6 +32,8 @@ from shbot.table import Outcome, Table
 from . import handlers as h
 from . import jobs, logs, settings
 from .config import Config
+from .handlers import admin as h_admin
+from .handlers import common as h_common
 from .outbox import Outbox
 from .pacer import Pacer
 from .services import Services
@@ -189,8 +191,10 @@ def _loop_clock() -> float:
 
 def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     """All wiring in one place: commands, one callback handler per family, errors."""
-    # First of all: tag the log lines of this update with its chat.
+    # First of all: tag the log lines of this update with its chat; then drop floods (the
+    # same button or command again and again, malformed data) before any work is done.
     app.add_handler(TypeHandler(Update, logs.bind_update), group=-100)
+    app.add_handler(TypeHandler(Update, h_common.flood_guard), group=-50)
     commands = {
         "start": h.cmd_start,
         "help": h.cmd_help,
@@ -205,24 +209,35 @@ def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         "lang": h.cmd_lang,
         "ping": h.cmd_ping,
         "settings": settings.cmd_settings,
-        "stats": settings.cmd_stats,
+        "stats": h_common.informational(settings.cmd_stats),
         "nextgame": settings.cmd_nextgame,
     }
-    people = filters.UpdateType.MESSAGE & ~filters.SenderChat.ALL
+    # New messages only (an edited command is not sent again), with a sender (a message
+    # without one reaches no handler), not a linked channel's post forwarded automatically.
+    sent = filters.UpdateType.MESSAGE & filters.USER & ~filters.IS_AUTOMATIC_FORWARD
+    people = sent & ~filters.SenderChat.ALL
+    # /settings posted as a chat (an anonymous admin, a channel): the menu opens in the group.
+    as_chat = sent & filters.SenderChat.ALL
+    app.add_handler(CommandHandler("settings", h_admin.cmd_settings_anonymous, filters=as_chat))
     for name, callback in commands.items():
-        app.add_handler(CommandHandler(name, callback, filters=filters.UpdateType.MESSAGE))
-    game = r"^[a-z0-9]{4,12}:\d{1,6}:"
-    app.add_handler(CallbackQueryHandler(h.on_lobby_press, pattern=game + r"(j|l|s)$"))
+        app.add_handler(CommandHandler(name, callback, filters=sent))
+    # ASCII only and anchored at the very end (no Unicode digits, no trailing newline).
+    game = r"^[a-z0-9]{4,12}:[0-9]{1,6}:"
+    app.add_handler(CallbackQueryHandler(h.on_lobby_press, pattern=game + r"(j|l|s)\Z"))
     app.add_handler(
         CallbackQueryHandler(
-            h.on_game_press, pattern=game + r"(n|v|d|e|vp|va|p)(:[A-Za-z0-9_-]{1,16})?$"
+            h.on_game_press, pattern=game + r"(n|v|d|e|vp|va|p)(:[A-Za-z0-9_-]{1,16})?\Z"
         )
     )
-    app.add_handler(CallbackQueryHandler(h.on_my_role, pattern=game + r"r$"))
-    app.add_handler(CallbackQueryHandler(h.on_cancel_press, pattern=game + r"(cy|cn)$"))
-    app.add_handler(CallbackQueryHandler(h.on_lang_press, pattern=r"^@lang:[A-Za-z0-9_-]{1,24}$"))
-    app.add_handler(CallbackQueryHandler(h.on_rules_press, pattern=r"^@rules:[A-Za-z0-9_-]{1,24}$"))
-    app.add_handler(CallbackQueryHandler(settings.on_callback, pattern=r"^@set:"))
+    app.add_handler(CallbackQueryHandler(h.on_my_role, pattern=game + r"r\Z"))
+    app.add_handler(CallbackQueryHandler(h.on_cancel_press, pattern=game + r"(cy|cn)\Z"))
+    app.add_handler(CallbackQueryHandler(h.on_lang_press, pattern=r"^@lang:[A-Za-z0-9_-]{1,24}\Z"))
+    app.add_handler(
+        CallbackQueryHandler(h.on_rules_press, pattern=r"^@rules:[A-Za-z0-9_-]{1,24}\Z")
+    )
+    app.add_handler(
+        CallbackQueryHandler(settings.on_callback, pattern=r"^@set:[A-Za-z0-9_-]{1,59}\Z")
+    )
     app.add_handler(CallbackQueryHandler(h.on_invalid_press))
     app.add_handler(ChatMemberHandler(h.on_my_chat_member, ChatMemberHandler.MY_CHAT_MEMBER))
     app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, h.on_migrate))

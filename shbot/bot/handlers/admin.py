@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 
-from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Message, Update, User
 from telegram.constants import ChatMemberStatus
 
 from shbot.i18n import (
@@ -19,11 +19,26 @@ from shbot.table import Refusal, clean_name, lobby
 
 from .. import callbacks as cb
 from .. import render as r
-from .common import Ctx, current_table, group_only, is_group, reply, svc
+from .common import (
+    Ctx,
+    current_table,
+    group_only,
+    is_group,
+    is_group_admin,
+    is_person,
+    posts_as_group,
+    reply,
+    svc,
+)
 
 
-async def may_manage(context: Ctx, chat_id: int, user_id: int, host: int | None) -> bool:
-    return user_id == host or await svc(context).is_admin(chat_id, user_id)
+async def may_manage(
+    context: Ctx, chat_id: int, user: User, host: int | None, message: Message | None = None
+) -> bool:
+    """The host, or an admin of the group (an anonymous one included, see is_group_admin)."""
+    if user.id == host and is_person(user, message):
+        return True
+    return await is_group_admin(context, chat_id, user, message)
 
 
 async def cmd_cancelgame(update: Update, context: Ctx) -> None:
@@ -37,7 +52,7 @@ async def cmd_cancelgame(update: Update, context: Ctx) -> None:
     if table is None:
         await reply(context, message, t._("There is no game to cancel."))
         return
-    if not await may_manage(context, chat.id, user.id, table.host):
+    if not await may_manage(context, chat.id, user, table.host, message):
         await reply(context, message, t._("Only the host or a group admin can cancel the game."))
         return
     kb = InlineKeyboardMarkup(
@@ -71,7 +86,7 @@ async def on_cancel_press(update: Update, context: Ctx) -> None:
     if table is None or table.gid != press.game_id:
         await query.answer(t._("This button belongs to a game that is over."), show_alert=True)
         return
-    if not await may_manage(context, chat_id, user.id, table.host):
+    if not await may_manage(context, chat_id, user, table.host):
         await query.answer(
             t._("Only the host or a group admin can cancel the game."), show_alert=True
         )
@@ -98,7 +113,7 @@ async def cmd_lang(update: Update, context: Ctx) -> None:
         return
     group = is_group(chat)
     t = await s.t_group(chat.id) if group else await s.t_user(user)
-    if group and not await may_set_group_lang(context, chat.id, user.id):
+    if group and not await may_set_group_lang(context, chat.id, user, message):
         await reply(
             context, message, t._("Only a group admin can change the language during a game.")
         )
@@ -122,11 +137,32 @@ async def cmd_lang(update: Update, context: Ctx) -> None:
     await reply(context, message, language_prompt_text(t), r.language_keyboard(scope))
 
 
-async def may_set_group_lang(context: Ctx, chat_id: int, user_id: int) -> bool:
+async def may_set_group_lang(
+    context: Ctx, chat_id: int, user: User, message: Message | None = None
+) -> bool:
+    """Anyone outside a game; during one, a group admin (an anonymous one included)."""
     table = await current_table(context, chat_id)
     if table is None or table.game is None:
         return True
-    return await svc(context).is_admin(chat_id, user_id)
+    return await is_group_admin(context, chat_id, user, message)
+
+
+async def cmd_settings_anonymous(update: Update, context: Ctx) -> None:
+    """/settings posted as a chat: an anonymous admin has no private chat with the bot, so
+    the group's settings open in the group itself (each press checks the presser's rights:
+    a button press always comes from the real account); a channel is refused."""
+    s = svc(context)
+    chat, message = update.effective_chat, update.effective_message
+    if chat is None or message is None or not is_group(chat):
+        return
+    t = await s.t_group(chat.id)
+    if not posts_as_group(message, chat.id):
+        await reply(context, message, t._("Only a group admin can change the settings."))
+        return
+    group = await s.store.get_group(chat.id)
+    text = r.settings_text(t, chat.title or str(chat.id), group, s.config.timers)
+    keyboard = r.settings_keyboard(t, chat.id, group, s.config.timers)
+    await reply(context, message, text, keyboard, key="settings")
 
 
 async def set_language(context: Ctx, target: int, group: bool, code: str) -> None:
@@ -159,7 +195,7 @@ async def on_lang_press(update: Update, context: Ctx) -> None:
         if not is_group(message.chat):
             await query.answer(t._("This button is not valid."), show_alert=True)
             return
-        if not await may_set_group_lang(context, message.chat.id, user.id):
+        if not await may_set_group_lang(context, message.chat.id, user):
             await query.answer(
                 t._("Only a group admin can change the language during a game."), show_alert=True
             )

@@ -1,17 +1,21 @@
-"""What every handler family shares: the services, who is a person, plain replies."""
+"""What every handler family shares: the services, who is a person, limits, plain replies."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from collections import deque
+from collections.abc import Callable, Coroutine
 from typing import Any, cast
 
 from telegram import CallbackQuery, Chat, Message, Update, User
 from telegram.constants import ChatType, ParseMode
-from telegram.ext import ContextTypes
+from telegram.ext import ApplicationHandlerStop, ContextTypes
 
 from shbot.i18n import Translator, normalize
 from shbot.table import Player, Refusal, Table, clean_name
 
+from .. import callbacks as cb
 from .. import render as r
 from ..refusals import refusal_text
 from ..services import Services
@@ -21,6 +25,22 @@ Ctx = ContextTypes.DEFAULT_TYPE
 
 #: Telegram's "GroupAnonymousBot": every anonymous admin of every group posts as this user.
 ANONYMOUS_ADMIN = 1087968824
+#: "Channel_Bot": a member posting in a group as one of their channels.
+CHANNEL_BOT = 136817688
+#: Telegram's own account: automatic forwards from a group's linked channel, service notices.
+TELEGRAM = 777000
+#: Accounts that stand for someone else (or many): never one person, never a player.
+STAND_INS = frozenset({ANONYMOUS_ADMIN, CHANNEL_BOT, TELEGRAM})
+
+#: Informational answers (/help, /rules, /board, /history, /ping, /stats, unknown commands):
+#: per sender and chat, INFO_BURST at once, then one more every INFO_EVERY seconds; the rest
+#: is ignored without a word, so nobody can fill a group's message window with them.
+INFO_BURST, INFO_EVERY = 3, 10.0
+#: Repeats (the same button or command again within REPEAT_WINDOW seconds) and malformed
+#: button data: per sender, REPEAT_BURST at once, then REPEAT_RATE a second; beyond that an
+#: update is dropped before any handler runs (a press is not even answered: no call at all).
+REPEAT_BURST, REPEAT_RATE, REPEAT_WINDOW = 20, 2.0, 10.0
+MAX_KEYS = 100_000  # bounded memory: forgetting a bucket only gives its owner a fresh burst
 
 
 def svc(context: Ctx) -> Services:
@@ -33,9 +53,135 @@ def is_group(chat: Chat | None) -> bool:
 
 def is_person(user: User | None, message: Message | None = None) -> bool:
     """Only people play: not bots, not a group's anonymous admins, not channels."""
-    if user is None or user.is_bot or user.id == ANONYMOUS_ADMIN:
+    if user is None or user.is_bot or user.id in STAND_INS:
         return False
     return message is None or message.sender_chat is None
+
+
+def posts_as_group(message: Message | None, chat_id: int) -> bool:
+    """An anonymous admin: Telegram shows the message as sent by the group itself."""
+    return (
+        message is not None
+        and message.sender_chat is not None
+        and (message.sender_chat.id == chat_id)
+    )
+
+
+async def is_group_admin(
+    context: Ctx, chat_id: int, user: User | None, message: Message | None = None
+) -> bool:
+    """Admin rights in ``chat_id``: an anonymous admin of that group has them (recognised by
+    the chat it posts as, never by the user id all anonymous admins share); a channel, a bot
+    or a stand-in account never has them; a person is asked about (cached)."""
+    if posts_as_group(message, chat_id):
+        return True
+    if user is None or not is_person(user, message):
+        return False
+    return await svc(context).is_admin(chat_id, user.id)
+
+
+def sender_of(update: Update) -> int | None:
+    """Whom limits count against: the chat a message was posted as (a channel; a group for
+    its anonymous admins), else the user; None for updates without a sender."""
+    message = update.message or update.edited_message
+    if message is not None and message.sender_chat is not None:
+        return message.sender_chat.id
+    user = update.effective_user
+    return user.id if user is not None else None
+
+
+class Budget:
+    """Token buckets by key: ``burst`` at once, then one more every ``every`` seconds, on the
+    event loop's clock (virtual under looptime in tests)."""
+
+    def __init__(self, burst: float, every: float) -> None:
+        self.burst, self.every = burst, every
+        self._buckets: dict[Any, tuple[float, float]] = {}
+
+    def take(self, key: Any) -> bool:
+        """Spend one token of ``key``'s bucket; False if it is empty."""
+        now = asyncio.get_running_loop().time()
+        tokens, last = self._buckets.get(key, (self.burst, now))
+        tokens = min(self.burst, tokens + max(0.0, now - last) / self.every)
+        if len(self._buckets) > MAX_KEYS:
+            self._buckets.clear()
+        if tokens < 1:
+            self._buckets[key] = (tokens, now)
+            return False
+        self._buckets[key] = (tokens - 1, now)
+        return True
+
+
+def _budget(context: Ctx, name: str, burst: float, every: float) -> Budget:
+    data = context.application.bot_data
+    budget = data.get(name)
+    if not isinstance(budget, Budget):
+        budget = data[name] = Budget(burst, every)
+    return budget
+
+
+def may_inform(update: Update, context: Ctx) -> bool:
+    """May this sender get one more informational answer in this chat now?"""
+    sender, chat = sender_of(update), update.effective_chat
+    if sender is None or chat is None:
+        return False
+    return _budget(context, "info_budget", INFO_BURST, INFO_EVERY).take((chat.id, sender))
+
+
+Callback = Callable[[Update, Ctx], Coroutine[Any, Any, None]]
+
+
+def informational(callback: Callback) -> Callback:
+    """A command whose answer only informs: limited per sender and chat (see INFO_BURST)."""
+
+    async def limited(update: Update, context: Ctx) -> None:
+        if may_inform(update, context):
+            await callback(update, context)
+
+    limited.__name__ = getattr(callback, "__name__", "informational")
+    limited.__doc__ = callback.__doc__
+    return limited
+
+
+def _what(update: Update) -> tuple[str, bool] | None:
+    """What an update asks for (to recognise a repeat), and whether it is malformed."""
+    query = update.callback_query
+    if query is not None:
+        data = query.data
+        malformed = not data or not data.isascii() or cb.parse(data) is None
+        return f"q{data!r}"[:80], malformed
+    message = update.message
+    if message is not None and message.text:
+        return f"m{message.chat.id}:{message.text[:64]}", False
+    return None
+
+
+async def flood_guard(update: object, context: Ctx) -> None:
+    """Registered ahead of every handler: the same button pressed or command sent again and
+    again (or malformed data), beyond REPEAT_BURST and REPEAT_RATE a second, is dropped."""
+    if not isinstance(update, Update):
+        return
+    sender = sender_of(update)
+    what = _what(update)
+    if sender is None or what is None:
+        return
+    data = context.application.bot_data
+    recent: dict[int, deque[tuple[str, float]]] = data.setdefault("recent_updates", {})
+    now = asyncio.get_running_loop().time()
+    mine = recent.get(sender)
+    if mine is None:
+        if len(recent) > MAX_KEYS:
+            recent.clear()
+        mine = recent[sender] = deque(maxlen=8)
+    key, malformed = what
+    repeat = any(k == key and now - at <= REPEAT_WINDOW for k, at in mine)
+    mine.append((key, now))
+    if not (repeat or malformed):
+        return
+    if _budget(context, "repeat_budget", REPEAT_BURST, 1 / REPEAT_RATE).take(sender):
+        return
+    log.debug("ignoring a repeated update from %s", sender)
+    raise ApplicationHandlerStop
 
 
 def player_from(user: User, ready: bool) -> Player:

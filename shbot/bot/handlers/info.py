@@ -1,4 +1,7 @@
-"""Information: /help, /rules, /board, /history, /ping, unknown commands, errors."""
+"""Information: /help, /rules, /board, /history, /ping, unknown commands, errors.
+
+Informational answers are limited per sender and chat (:func:`.common.informational`) and
+coalesced per chat by their outbox key while unsent, so nobody can stall a game with them."""
 
 from __future__ import annotations
 
@@ -17,7 +20,7 @@ from shbot.table import timers as table_timers
 from .. import callbacks as cb
 from .. import render as r
 from ..render import timers as rt
-from .common import Ctx, current_table, group_only, is_group, reply, svc
+from .common import Ctx, current_table, group_only, informational, is_group, may_inform, reply, svc
 
 log = logging.getLogger(__name__)
 PING_EVERY = 60.0  # seconds between two /ping nudges in one group
@@ -62,6 +65,7 @@ async def _t(update: Update, context: Ctx) -> Translator | None:
     return await s.t_group(chat.id) if is_group(chat) else await s.t_user(user)
 
 
+@informational
 async def cmd_help(update: Update, context: Ctx) -> None:
     t = await _t(update, context)
     if t is not None:
@@ -79,6 +83,8 @@ async def cmd_unknown(update: Update, context: Ctx) -> None:
         "@" not in command or command.split("@", 1)[1].lower() != s.bot_username.lower()
     ):
         return  # probably meant for another bot
+    if not may_inform(update, context):
+        return
     t = await _t(update, context)
     if t is not None:
         text = t._("I don't know that command. /help lists what I understand.")
@@ -96,6 +102,7 @@ def rules_keyboard(t: Translator, current: str | None = None) -> InlineKeyboardM
     return InlineKeyboardMarkup(r.chunk(buttons, 2))
 
 
+@informational
 async def cmd_rules(update: Update, context: Ctx) -> None:
     t = await _t(update, context)
     if t is not None:
@@ -130,6 +137,7 @@ async def on_rules_press(update: Update, context: Ctx) -> None:
     )
 
 
+@informational
 async def cmd_board(update: Update, context: Ctx) -> None:
     """Post the board (or the lobby) again; repeated calls cost one message."""
     if not await group_only(update, context):
@@ -149,6 +157,7 @@ async def cmd_board(update: Update, context: Ctx) -> None:
         )
 
 
+@informational
 async def cmd_history(update: Update, context: Ctx) -> None:
     s = svc(context)
     chat = update.effective_chat
@@ -172,6 +181,7 @@ async def cmd_history(update: Update, context: Ctx) -> None:
     await reply(context, message, r.history_text(t, table), key="history")
 
 
+@informational
 async def cmd_ping(update: Update, context: Ctx) -> None:
     """Nudge whoever the game waits for (useful above all without timers); rate-limited."""
     if not await group_only(update, context):

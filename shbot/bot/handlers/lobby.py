@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 
 from telegram import CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, Message, Update
 from telegram import User as TgUser
@@ -24,6 +25,7 @@ from .common import (
     is_group,
     is_person,
     player_from,
+    posts_as_group,
     refuse,
     reply,
     svc,
@@ -32,17 +34,18 @@ from .info import welcome_text
 
 log = logging.getLogger(__name__)
 MAX_CHAT_ID = 10**15  # Telegram chat ids fit in 52 bits; anything longer is forged
+# What render.join_payload makes: j, the group id (m for its minus sign), _, the game id.
+_JOIN_PAYLOAD = re.compile(r"j(m?[0-9]{1,16})_([a-z0-9]{4,12})")
 
 
 def parse_join_payload(payload: str) -> tuple[int, str] | None:
-    if not payload.startswith("j") or "_" not in payload or len(payload) > 64:
+    """The group and game a "join" deep link names; None for anything else (no int() of
+    an unbounded or non-ASCII number: forged payloads cost nothing)."""
+    m = _JOIN_PAYLOAD.fullmatch(payload) if len(payload) <= 64 else None
+    if m is None:
         return None
-    chat, _, gid = payload[1:].partition("_")
-    try:
-        chat_id = int(chat.replace("m", "-"))
-    except ValueError:
-        return None
-    return (chat_id, gid) if abs(chat_id) < MAX_CHAT_ID else None
+    chat_id = int(m.group(1).replace("m", "-"))
+    return (chat_id, m.group(2)) if chat_id < 0 and abs(chat_id) < MAX_CHAT_ID else None
 
 
 async def cmd_start(update: Update, context: Ctx) -> None:
@@ -127,15 +130,15 @@ async def cmd_newgame(update: Update, context: Ctx) -> None:
     s = svc(context)
     chat, user, message = update.effective_chat, update.effective_user, update.effective_message
     assert chat is not None and user is not None
+    if not is_person(user, message):  # a channel, a bot or an anonymous admin cannot host
+        await refuse(context, None, message, await s.t_group(chat.id), Refusal("not_person"))
+        return
     group_settings = await s.store.get_group(chat.id)
     if not group_settings.get("lang"):  # a group that never chose speaks like its first host
         lang = await s.user_lang(user.id, user.language_code)
         await s.store.update_group(chat.id, {"lang": lang})
         s.forget_group_lang(chat.id)
     t = await s.t_group(chat.id)
-    if not is_person(user, message):
-        await refuse(context, None, message, t, Refusal("not_person"))
-        return
     busy = await s.store.player_chat(user.id)
     if busy is not None and busy != chat.id:
         await reply(context, message, t._("You are already playing in another group."))
@@ -230,6 +233,9 @@ async def leave_lobby(
     query: CallbackQuery | None,
     t: Translator,
 ) -> None:
+    if not is_person(user, message if query is None else None):
+        await refuse(context, query, message, t, Refusal("not_person"))
+        return
     try:
         outcome = await svc(context).commit.run(chat_id, lambda tb: lobby.leave(tb, user.id))
     except NoGame:
@@ -258,8 +264,13 @@ async def start_game(
     query: CallbackQuery | None,
     t: Translator,
 ) -> None:
-    """The table is checked first; admin rights are asked only if the start hinges on them."""
+    """The table is checked first; admin rights are asked only if the start hinges on them.
+    An anonymous admin starts as an admin of this group; a channel or a bot never starts."""
     s = svc(context)
+    as_group = query is None and posts_as_group(message, chat_id)
+    if not as_group and not is_person(user, message if query is None else None):
+        await refuse(context, query, message, t, Refusal("not_person"))
+        return
     table = await current_table(context, chat_id)
     if table is None:
         await answer(context, query, message, t._("There is no open game. /newgame opens one."))
@@ -269,7 +280,7 @@ async def start_game(
     except Refusal as refusal:
         await refuse(context, query, message, t, refusal)
         return
-    admin = user.id != table.host and await s.is_admin(chat_id, user.id)
+    admin = as_group or (user.id != table.host and await s.is_admin(chat_id, user.id))
     group = await s.store.get_group(chat_id)
     options = {
         "shuffle_seats": bool(group.get("shuffle_seats")),
@@ -312,9 +323,11 @@ async def on_lobby_press(update: Update, context: Ctx) -> None:
     if query is None or query.message is None:
         return
     press = cb.parse(query.data)
-    assert isinstance(press, cb.GamePress)
     user = query.from_user
     t = await svc(context).t_user(user)
+    if not isinstance(press, cb.GamePress):  # no data at all matches every pattern in PTB
+        await query.answer(t._("This button is not valid."), show_alert=True)
+        return
     chat_id = query.message.chat.id
     if press.op == cb.JOIN:
         await join_lobby(context, chat_id, user, None, t, gid=press.game_id, query=query)
