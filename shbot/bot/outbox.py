@@ -253,7 +253,18 @@ class Outbox:
             return
         except _Dropped:
             mid = None
-        await self._ack(chat_id, table.gid, slot, seq, mid, keep=rendered.keep)
+        for attempt in range(1, STORE_RETRIES + 1):
+            try:
+                await self._ack(chat_id, table.gid, slot, seq, mid, keep=rendered.keep)
+                return
+            except StoreError:
+                # Telegram has it: record that once the store is back (sending it again would
+                # show it twice), and only then go on with the rest (a worker that gave up
+                # here would leave the game's next messages unsent until someone pressed).
+                if attempt == STORE_RETRIES:
+                    raise
+                log.warning("delivered to %s, waiting for the store to record it", chat_id)
+                await asyncio.sleep(min(5.0, 0.2 * 2**attempt))
 
     async def _deliver_plain(self, chat_id: int, item: tuple[str, Plain], state: _Chat) -> None:
         key, plain = item

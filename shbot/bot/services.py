@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from telegram import User
+from telegram import MaybeInaccessibleMessage, Message, User
 from telegram.constants import ChatMemberStatus
 
 from shbot.i18n import DEFAULT, Translator, normalize, translator
@@ -27,6 +27,7 @@ log = logging.getLogger(__name__)
 
 LANG_CACHE_SECONDS = 60.0
 ADMIN_CACHE_SECONDS = 120.0
+LOST_TTL = 30 * 24 * 3600.0  # a lost game is announced once in this time
 
 
 @dataclass
@@ -199,3 +200,40 @@ class Services:
         if missing:
             await self.store.update_group(new_id, missing)
         self.forget_group_lang(new_id)
+
+    async def lost_game(
+        self, chat_id: int | None, gid: str, message: MaybeInaccessibleMessage | None
+    ) -> None:
+        """A press on game ``gid``, which the store does not have. If it did not end (it is
+        not in the group's archive), the store lost it (Redis restarted empty): the group is
+        told once per game, and the pressed message loses its buttons. ``chat_id`` is the
+        group, or None for a press in private (then the group is known only if this process
+        served the game)."""
+        if chat_id is None:
+            chat_id = next(
+                (c for c, rec in self.outbox.records.items() if rec.data.get("gid") == gid), None
+            )
+        if chat_id is not None:
+            record = await self.store.get_game(chat_id)
+            if record is not None and record.data.get("gid") == gid:
+                return  # it is there (ending): not lost
+            cached = self.outbox.records.get(chat_id)
+            if cached is not None and cached.data.get("gid") == gid:
+                self.outbox.records.pop(chat_id, None)  # a copy of what the store lost
+            if any(g.data.get("gid") == gid for g in await self.store.finished_games(chat_id)):
+                return  # it ended and was archived: the usual answer says it all
+        if isinstance(message, Message) and message.text and message.reply_markup is not None:
+            self.outbox.post(
+                message.chat.id,
+                message.text_html,
+                edit_id=message.message_id,
+                key=f"unbutton:{message.message_id}",
+            )
+        if chat_id is not None and await self.store.first_seen(f"lost:{chat_id}:{gid}", LOST_TTL):
+            log.warning("game %s of chat %s is not in the store any more: lost", gid, chat_id)
+            t = await self.t_group(chat_id)
+            text = t._(
+                "⚠️ This game was lost: my storage was reset and its state is gone. Sorry! "
+                "/newgame opens a new one."
+            )
+            self.outbox.post(chat_id, text, key=f"lost:{gid}")

@@ -409,6 +409,9 @@ class FakeBotAPI(BaseRequest):
         self.commands: dict[tuple[str, str], list[JSONDict]] = {}
         self.descriptions: dict[tuple[str, str], str] = {}
         self._failures: list[_Failure] = []
+        # Called with (method, params) before each call is answered: a test makes the world
+        # change at an exact moment (a store that dies while a message is on its way).
+        self.before_call: Callable[[str, JSONDict], None] | None = None
         self._crash_in: int | None = None  # calls left before the process dies
         self._crash_delivered = True
         self.crashed = False  # the process died (every call raises Crashed until revive)
@@ -495,6 +498,8 @@ class FakeBotAPI(BaseRequest):
         status, description, parameters, result = 200, None, None, None
         handler = self._handlers.get(api_method.lower())
         try:
+            if self.before_call is not None:
+                self.before_call(api_method, params)
             self._maybe_fail(api_method, chat_id)
             self._flood_check(api_method, chat_id, now)
             if handler is None:

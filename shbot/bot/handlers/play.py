@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from telegram import Update
+from telegram import CallbackQuery, Update
 
 from shbot.engine import (
     AnswerVeto,
@@ -79,7 +79,7 @@ async def on_game_press(update: Update, context: Ctx) -> None:
         context, query.message.chat.id, user.id, not is_group(query.message.chat)
     )
     if chat_id is None:
-        await query.answer(t._("This button belongs to a game that is over."), show_alert=True)
+        await game_gone(context, query, None, press.game_id)
         return
 
     def change(table: Table) -> Outcome:
@@ -89,7 +89,7 @@ async def on_game_press(update: Update, context: Ctx) -> None:
     try:
         outcome = await s.commit.run(chat_id, change, update_key=f"cq:{query.id}")
     except NoGame:
-        await query.answer(t._("This button belongs to a game that is over."), show_alert=True)
+        await game_gone(context, query, chat_id, press.game_id)
         return
     except Refusal as refusal:
         if refusal.code == "duplicate":
@@ -101,6 +101,14 @@ async def on_game_press(update: Update, context: Ctx) -> None:
     await query.answer(text[:200] if text else None)
 
 
+async def game_gone(context: Ctx, query: CallbackQuery, chat_id: int | None, gid: str) -> None:
+    """A press on a game the store does not have: over, or lost (see Services.lost_game)."""
+    s = svc(context)
+    t = await s.t_user(query.from_user)
+    await query.answer(t._("This button belongs to a game that is over."), show_alert=True)
+    await s.lost_game(chat_id, gid, query.message)
+
+
 async def on_my_role(update: Update, context: Ctx) -> None:
     query = update.callback_query
     if query is None or query.message is None:
@@ -110,7 +118,10 @@ async def on_my_role(update: Update, context: Ctx) -> None:
     press = cb.parse(query.data)
     assert isinstance(press, cb.GamePress)
     table = await current_table(context, query.message.chat.id)
-    if table is None or table.gid != press.game_id or table.game is None:
+    if table is None:
+        await game_gone(context, query, query.message.chat.id, press.game_id)
+        return
+    if table.gid != press.game_id or table.game is None:
         await query.answer(t._("This button belongs to a game that is over."), show_alert=True)
         return
     seat = table.seat_of(query.from_user.id)
