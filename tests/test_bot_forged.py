@@ -20,8 +20,9 @@ from typing import Any
 
 import pytest
 
+from shbot import rules_text
 from shbot.bot import callbacks as cb
-from shbot.bot.handlers import common
+from shbot.bot.handlers import common, help_text
 from shbot.bot.refusals import refusal_text
 from shbot.engine import Phase
 from shbot.i18n import translator
@@ -32,6 +33,7 @@ from tests.botplay import (
     button_data,
     find_seed,
     lobby_message,
+    markup_buttons,
     next_turn,
     open_game,
     press_move,
@@ -517,3 +519,197 @@ async def test_a_my_role_press_in_private_posts_nothing(bot: Bot) -> None:
     others = [c.method for c in bot.fake.calls[calls:] if c.method != "answerCallbackQuery"]
     assert others == [], f"a 'My role' press in private made the bot call {others}"
     assert await frozen(bot, group) == before
+
+
+# ------------------------------------------------------------------------------ 2. no stalling
+
+
+def has_op(params: JSONDict, gid: str, step: int, op: str) -> bool:
+    prefix = f"{gid}:{step}:{op}"
+    return any(
+        b.get("callback_data", "") == prefix or b.get("callback_data", "").startswith(prefix + ":")
+        for b in markup_buttons(params)
+    )
+
+
+async def first_call(bot: Bot, since: int, match: Any, within: float = 30.0) -> float:
+    """The time of the first call after ``since`` for which ``match(call)`` holds."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + within
+    while loop.time() < deadline:
+        for call in bot.fake.calls[since:]:
+            if call.ok and match(call):
+                return call.time
+        await asyncio.sleep(0.05)
+    raise AssertionError("the message never came")
+
+
+@pytest.mark.looptime
+async def test_a_spectator_spamming_information_does_not_delay_the_game(store: Store) -> None:
+    """30 x /board, /history, /rules and /help from one spectator over 30 s, while the game
+    nominates and votes: each game message reaches the group within a few seconds, the
+    spectator gets a handful of answers, and the group never gets over 20 calls a minute."""
+    async with paced_bot(store) as bot:
+        loop = asyncio.get_running_loop()
+        users = make_users(5)
+        by_id = {u.id: u for u in users}
+        spectator = make_user("Spectator")
+        group = bot.h.group(creator=users[0], members=[*users[1:], spectator])
+        await open_game(bot, users, group=group, seed=find_seed(5, first_president=0))
+        await asyncio.sleep(61)  # the start's burst is out of the window
+        calls = len(bot.fake.calls)
+
+        async def spam() -> None:
+            for _ in range(30):
+                for command in ("/board", "/history", "/rules", "/help"):
+                    await bot.h.command(spectator, group, command, wait=False)
+                await asyncio.sleep(1.0)
+
+        spamming = asyncio.create_task(spam())
+        await asyncio.sleep(10.5)  # well into the spam
+        turn = await next_turn(bot, group, by_id)
+        assert turn is not None and turn.phase is Phase.NOMINATE
+        gid = turn.table.gid
+        pressed = loop.time()
+        await press_move(bot, turn, cb.NOMINATE, "1", settle=False)
+        step = turn.table.step + 1
+        mark = len(bot.fake.calls)
+        shown = await first_call(
+            bot, mark, lambda c: c.chat_id == group.id and has_op(c.params, gid, step, cb.VOTE)
+        )
+        assert shown - pressed <= 3.0, f"the vote reached the group {shown - pressed:.1f} s late"
+        await asyncio.sleep(5.0)
+        round_id = turn.message.message_id
+        for _ in users:
+            turn = await next_turn(bot, group, by_id)
+            assert turn is not None and turn.phase is Phase.VOTE
+            voted, mark = loop.time(), len(bot.fake.calls)
+            await press_move(bot, turn, cb.VOTE, "1", settle=False)
+            await asyncio.sleep(0.5)
+        result = await first_call(
+            bot,
+            mark,
+            lambda c: (
+                c.chat_id == group.id
+                and c.method == "editMessageText"
+                and c.params.get("message_id") == round_id
+            ),
+        )
+        assert result - voted <= 3.0, f"the vote's result came {result - voted:.1f} s late"
+        await spamming
+        await bot.settle()
+        table = await bot.table(group)
+        assert table is not None and table.game is not None
+        assert table.game.phase is Phase.PRESIDENT_DISCARD, "the government was elected"
+        # The spectator's 120 commands got a handful of answers (about one per 10 s).
+        texts = {help_text(EN), rules_text.rules_intro(EN)}
+        answers = [
+            c
+            for c in bot.fake.calls[calls:]
+            if c.chat_id == group.id
+            and c.method == "sendMessage"
+            and (
+                c.params.get("text") in texts
+                or str(c.params.get("text", "")).startswith("<b>History so far")
+                or has_op(c.params, gid, 0, cb.MY_ROLE)  # the board, posted again
+            )
+        ]
+        limit = common.INFO_BURST + 30 / common.INFO_EVERY + 1
+        assert 1 <= len(answers) <= limit, f"{len(answers)} answers to 120 commands"
+        assert bot.fake.max_calls_in_window(group.id, 60) <= 20
+        bot.h.assert_no_errors()
+
+
+# ------------------------------------------------------------------------------ 3. only people
+
+
+async def test_anonymous_admins_are_admins_of_their_own_group_only(bot: Bot) -> None:
+    h, fake = bot.h, bot.fake
+    users = make_users(5)
+    boss, bystander = make_user("Boss"), make_user("Bystander")
+    group = h.group(creator=users[0], admins=[boss], members=[*users[1:], bystander])
+    await open_game(bot, users, group=group, seed=find_seed(5, first_president=0))
+    others = make_users(5)
+    lobby_group = h.group(creator=others[0], members=others[1:])
+    await open_game(bot, others, group=lobby_group, start=False)
+    here = {"id": group.id, "type": "supergroup", "title": group.title}
+    there = {"id": lobby_group.id, "type": "supergroup", "title": lobby_group.title}
+
+    async def post(chat: FakeChat, sender: JSONDict, text: str, as_chat: JSONDict | None) -> str:
+        await h.feed(sent_as(bot, chat, sender, text, as_chat=as_chat))
+        await h.replies_delivered()
+        return h.last(chat).plain_text
+
+    # /lang during a game: the group's anonymous admin may; a channel may not.
+    await post(group, ANONYMOUS, "/lang fr", here)
+    assert (await bot.store.get_group(group.id))["lang"] == "fr"
+    refused = await post(group, CHANNEL_BOT, "/lang ja", CHANNEL)
+    assert refused == translator("fr")._(
+        "Only a group admin can change the language during a game."
+    )
+    await post(group, ANONYMOUS, "/lang en", here)
+    assert (await bot.store.get_group(group.id))["lang"] == "en"
+    # /settings: the menu opens in the group (no private chat with an anonymous admin); a
+    # bystander's press is refused, an admin's counts.
+    await post(group, ANONYMOUS, "/settings", here)
+    menu = h.last(group)
+    assert menu.plain_text.startswith("⚙️ Settings of")
+    query = await h.press(bystander, menu, text="Rebalanced: on")
+    assert h.answer(query).text == "Only a group admin can change the settings."
+    assert not (await bot.store.get_group(group.id)).get("rebalanced")
+    await h.press(boss, menu, text="Rebalanced: on")
+    assert (await bot.store.get_group(group.id)).get("rebalanced") is True
+    # /cancelgame: asked (an admin), answered by a real admin's press.
+    assert await post(group, CHANNEL_BOT, "/cancelgame", CHANNEL) == (
+        "Only the host or a group admin can cancel the game."
+    )
+    # Posting as another group is not being its admin.
+    assert await post(lobby_group, ANONYMOUS, "/cancelgame", here) == (
+        "Only the host or a group admin can cancel the game."
+    )
+    question = await post(group, ANONYMOUS, "/cancelgame", here)
+    assert question == "Cancel the current game? This cannot be undone."
+    ask = h.last(group)
+    query = await h.press(bystander, ask, text="Yes, cancel it")
+    assert h.answer(query).text == "Only the host or a group admin can cancel the game."
+    assert (await bot.table(group)) is not None
+    await h.press(boss, ask, text="Yes, cancel it")
+    await bot.settle()
+    assert await bot.table(group) is None, "the game was cancelled"
+    # The same account in the other group: never a player there, but that group's admin.
+    assert await post(lobby_group, ANONYMOUS, "/join", there) == NOT_PERSON
+    assert await bot.store.player_chat(common.ANONYMOUS_ADMIN) is None
+    await post(lobby_group, ANONYMOUS, "/startgame", there)
+    table = await bot.table(lobby_group)
+    assert table is not None and table.game is not None, "an anonymous admin may start"
+    assert common.ANONYMOUS_ADMIN not in [p.id for p in table.players]
+    # Admin rights were never asked for the shared anonymous id.
+    asked = [c.params.get("user_id") for c in fake.calls_to("getChatMember")]
+    assert common.ANONYMOUS_ADMIN not in asked and str(common.ANONYMOUS_ADMIN) not in asked
+    h.assert_no_errors()
+
+
+async def test_bots_and_channels_never_host_or_join(bot: Bot) -> None:
+    h = bot.h
+    people = make_users(2)
+    group = h.group(creator=people[0], members=people[1:])
+    as_group = {"id": group.id, "type": "supergroup", "title": group.title}
+    for sender, as_chat in ((ANONYMOUS, as_group), (CHANNEL_BOT, CHANNEL), (OTHER_BOT, None)):
+        await h.feed(sent_as(bot, group, sender, "/newgame", as_chat=as_chat))
+        await h.replies_delivered()
+        assert h.last(group).plain_text == NOT_PERSON
+        assert await bot.record(group) is None, f"{sender['first_name']} opened a game"
+    assert (await bot.store.get_group(group.id)).get("lang") is None, "no language chosen"
+    # A person opens it; the stand-ins still cannot join, by command or by button.
+    await h.command(people[0], group, "/newgame")
+    lobby = lobby_message(bot, group)
+    for sender, as_chat in ((ANONYMOUS, as_group), (CHANNEL_BOT, CHANNEL), (OTHER_BOT, None)):
+        await h.feed(sent_as(bot, group, sender, "/join", as_chat=as_chat))
+        await h.replies_delivered()
+        assert h.last(group).plain_text == NOT_PERSON
+        query = await press_as(bot, sender, group, lobby.message_id, button_data(lobby, cb.JOIN))
+        assert answered(bot, query) == NOT_PERSON
+    await h.press(people[1], lobby, data=button_data(lobby, cb.JOIN))
+    table = await bot.table(group)
+    assert table is not None and [p.id for p in table.players] == [u.id for u in people]
+    h.assert_no_errors()
