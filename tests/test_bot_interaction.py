@@ -8,14 +8,22 @@ exactly what it was (version and data).
 from __future__ import annotations
 
 import itertools
+import random
 import re
+import time
 from collections.abc import AsyncIterator, Sequence
 
 import pytest
 
 from shbot.bot import callbacks as cb
+from shbot.bot import render as r
 from shbot.engine import Game, Phase
+from shbot.i18n import translator
+from shbot.players.agents import RandomAgent
 from shbot.storage import Store
+from shbot.table import lobby as table_lobby
+from shbot.table import play as table_play
+from shbot.table.model import Player, Table
 from tests.botplay import (
     Bot,
     Turn,
@@ -30,6 +38,7 @@ from tests.fake_telegram import FakeChat, StoredMessage
 from tests.harness import FakeUser, make_user, make_users
 
 FSI, PDI = "\u2068", "\u2069"
+EN = translator("en")
 _queries = itertools.count(1)
 
 
@@ -98,23 +107,12 @@ def board_seat_marks(board: StoredMessage) -> dict[int, str]:
 
 
 def expected_marks(game: Game) -> dict[int, str]:
-    limited = set(game.term_limited())
-    out = {}
-    for seat in range(game.n):
-        if not game.alive[seat]:
-            out[seat] = "💀"
-            continue
-        marks = ""
-        if seat == game.president:
-            marks += "🎩"
-        if seat == game.chancellor:
-            marks += "👔"
-        if seat in limited:
-            marks += "⛔"
-        if game.confirmed[seat]:
-            marks += "✅"
-        out[seat] = marks
-    return out
+    """The board marks the seats' fates only; who governs and term limits are in the round
+    message (:func:`check_round`), which changes at every step anyway."""
+    return {
+        seat: "💀" if not game.alive[seat] else "✅" if game.confirmed[seat] else ""
+        for seat in range(game.n)
+    }
 
 
 def check_board(board: StoredMessage, game: Game) -> None:
@@ -125,8 +123,44 @@ def check_board(board: StoredMessage, game: Game) -> None:
     assert f"Fascist policies: {track} {fas}/6" in text, text
     dots = "●" * game.tracker + "○" * (3 - game.tracker)
     assert f"Election tracker: {dots} {game.tracker}/3" in text, text
-    assert f"Draw pile: {len(game.draw)} · Discard pile: {len(game.discard)}" in text, text
+    assert "Draw pile" not in text, "the piles change at every session: the round shows them"
     assert board_seat_marks(board) == expected_marks(game), text
+
+
+POWER_NAMES = {
+    "🔍": "🔍 Investigate Loyalty",
+    "🗳": "🗳 Special Election",
+    "👁": "👁 Policy Peek",
+    "💀": "💀 Execution",
+    "⬜": "no power",
+    "🏁": "🏁",
+}
+
+
+def round_message(bot: Bot, group: FakeChat, table: Table) -> StoredMessage:
+    assert table.game is not None
+    return bot.fake.message(group.id, table.shown[f"round:{table.game.round}"])
+
+
+def check_round(message: StoredMessage, table: Table) -> None:
+    """The round message carries the board at a glance and who governs: policies, tracker,
+    the next Fascist power, the piles, the candidates, term limits during a nomination."""
+    game = table.game
+    assert game is not None
+    text, names = message.plain_text, table.names()
+    lib, fas = game.liberal, game.fascist
+    glance = f"🔵 {lib}/5 · 🔴 {fas}/6 · Tracker: {game.tracker}/3 · "
+    glance += f"Next 🔴: {POWER_NAMES[FASCIST_SLOTS[game.n][fas]]} · "
+    glance += f"Draw pile: {len(game.draw)} · Discard pile: {len(game.discard)}"
+    assert glance in text.splitlines(), text
+    assert f"Presidential candidate: {FSI}{names[game.president]}{PDI}" in text, text
+    limited = [f"{FSI}{names[s]}{PDI}" for s in game.term_limited()]
+    if game.phase is Phase.NOMINATE and limited:
+        assert f"⛔ Term-limited: {', '.join(limited)}" in text.splitlines(), text
+    else:
+        assert "⛔" not in text, text
+    if game.phase is not Phase.NOMINATE:
+        assert f"{FSI}{names[game.chancellor]}{PDI}" in text, text
 
 
 @pytest.mark.parametrize("players", [5, 7, 9])
@@ -137,25 +171,39 @@ async def test_new_board_shows_tracks_powers_and_seats(bot: Bot, players: int) -
     assert table is not None and table.game is not None
     board = bot.fake.message(group.id, table.shown["board"])
     check_board(board, table.game)
-    assert board_seat_marks(board)[1] == "🎩"
     legends = {5: "👁 Policy Peek · 💀 Execution", 9: "🔍 Investigate Loyalty · 🗳 Special"}
     assert legends.get(players, "🔍 Investigate Loyalty · 🗳 Special Election") in board.plain_text
-    assert "Draw pile: 17 · Discard pile: 0" in board.plain_text
     assert [b["text"] for b in board.buttons()] == ["🂠 My role"]
+    # The round message shows the rest: seat 1 is the candidate, the full piles.
+    current = round_message(bot, group, table)
+    check_round(current, table)
+    assert f"Presidential candidate: {FSI}{users[1].first_name}{PDI}" in current.plain_text
+    assert "Draw pile: 17 · Discard pile: 0" in current.plain_text
+
+
+def board_view(game: Game) -> tuple[object, ...]:
+    return (game.liberal, game.fascist, game.tracker, list(game.alive), list(game.confirmed))
 
 
 async def test_board_is_kept_current_by_edits(bot: Bot) -> None:
-    """A 9-player game with every mark: term limits, executions, confirmed not Hitler."""
+    """A 9-player game with every mark: term limits, executions, confirmed not Hitler. The
+    board is edited exactly when what it shows changes; the round message shows the rest."""
     users = make_users(9)
     group = bot.h.group(creator=users[0], members=users[1:])
     seen: set[str] = set()
     board_ids: set[int] = set()
+    views: list[tuple[object, ...]] = []
+    rounds: set[str] = set()
 
     async def check(turn: Turn) -> None:
         board = bot.fake.message(group.id, turn.table.shown["board"])
         board_ids.add(board.message_id)
         check_board(board, turn.game)
         seen.update(board_seat_marks(board).values())
+        current = round_message(bot, group, turn.table)
+        check_round(current, turn.table)
+        rounds.add(current.plain_text)
+        views.append(board_view(turn.game))
 
     played = await play_planned(
         bot,
@@ -169,10 +217,42 @@ async def test_board_is_kept_current_by_edits(bot: Bot) -> None:
     assert played.game.is_over
     assert len(board_ids) == 1, "the board is one message, edited"
     marks = {c for m in seen for c in m}
-    assert {"🎩", "👔", "⛔", "✅", "💀"} <= marks, seen
+    assert {"✅", "💀"} <= marks, seen
+    assert any("⛔ Term-limited: " in text for text in rounds), "term limits were shown"
     board = bot.fake.message(played.group.id, played.table.shown["board"])
-    assert board.edit_count >= 10
+    views.append(board_view(played.game))
+    changes = sum(a != b for a, b in itertools.pairwise(views))
+    assert changes >= 8, views
+    assert board.edit_count == changes, "one edit per change of the board, no other"
+    check_board(board, played.game)
+    assert board.buttons() == [], "the final board has no live button"
     bot.h.assert_no_errors()
+
+
+@pytest.mark.parametrize("players", [5, 7, 10])
+def test_board_is_owed_exactly_when_its_text_changes(players: int) -> None:
+    """The table layer owes the board for a change that shows on it, and for no other (so
+    nominations, votes and hands never cost the group an edit); and at the end, when its
+    "My role" button goes."""
+    rng = random.Random(players)
+    for seed in range(8):
+        table = table_lobby.new_lobby(Player(1, "P1", ready=True))
+        for uid in range(2, players + 1):
+            table_lobby.join(table, Player(uid, f"P{uid}", ready=True))
+        table_lobby.start(table, 1, False, seed, {})
+        owed = changed = 0
+        while table.game is not None and not table.game.is_over:
+            game = table.game
+            before = r.board_text(EN, table)
+            table.owed.clear()
+            action = RandomAgent(rng).act(game, game.to_act()[0])
+            table_play.advance(table, action)
+            is_owed = "board" in table.owed
+            differs = r.board_text(EN, table) != before
+            assert is_owed == (differs or game.is_over), (seed, game.round, game.phase)
+            owed += is_owed
+            changed += differs
+        assert changed >= 3 and owed <= changed + 1
 
 
 async def test_board_command_posts_it_again_and_edits_go_there(bot: Bot) -> None:
@@ -188,13 +268,81 @@ async def test_board_command_posts_it_again_and_edits_go_there(bot: Bot) -> None
     assert new_board.text == old_board.text and new_board.buttons() == old_board.buttons()
     turn = await turn_of(bot, group, users)
     await press_move(bot, turn, cb.NOMINATE, turn.args(cb.NOMINATE)[0])
+    assert bot.fake.message(group.id, new_board.message_id).edit_count == 0, (
+        "a nomination does not change the board"
+    )
+    while (turn := await turn_of(bot, group, users)).phase is Phase.VOTE:
+        await press_move(bot, turn, cb.VOTE, "0")  # everybody says Nein!: the tracker moves
     new_board = bot.fake.message(group.id, new_board.message_id)
     table = await bot.table(group)
-    assert table is not None and table.game is not None
+    assert table is not None and table.game is not None and table.game.tracker == 1
     assert table.shown["board"] == new_board.message_id
     check_board(new_board, table.game)
-    assert "👔" in "".join(board_seat_marks(new_board).values())
-    assert "👔" not in "".join(board_seat_marks(old_board).values()), "the old board stays"
+    assert "Election tracker: ●○○ 1/3" in new_board.plain_text
+    assert "Election tracker: ○○○ 0/3" in old_board.plain_text, "the old board stays"
+    assert old_board.edit_count == 0
+
+
+def mentions(text: str) -> list[int]:
+    """The user ids mentioned in an HTML text (text mentions notify the person)."""
+    return [int(uid) for uid in re.findall(r'<a href="tg://user\?id=(\d+)">', text)]
+
+
+async def test_only_the_person_who_must_act_is_mentioned_and_narration_is_silent(
+    bot: Bot,
+) -> None:
+    users = make_users(5)
+    group = await open_game(bot, users, seed=find_seed(5, first_president=2))
+    turn = await turn_of(bot, group, users)
+    president = turn.table.at(2).id
+    assert mentions(turn.message.text) == [president], turn.message.text
+    mention = f'<a href="tg://user?id={president}">{FSI}<b>{users[2].first_name}</b>{PDI}</a>'
+    assert f"👉 {mention}, nominate a Chancellor:" in turn.message.text
+    await press_move(bot, turn, cb.NOMINATE, turn.args(cb.NOMINATE)[0])
+    table = await bot.table(group)
+    assert table is not None and table.game is not None
+    chancellor = table.at(table.game.chancellor).id
+    # A vote waits for everybody: nobody is mentioned, the waiting line names them.
+    assert mentions(round_message(bot, group, table).text) == []
+    while (turn := await turn_of(bot, group, users)).phase is Phase.VOTE:
+        await press_move(bot, turn, cb.VOTE, "1")
+    table = turn.table
+    assert turn.phase is Phase.PRESIDENT_DISCARD
+    assert mentions(round_message(bot, group, table).text) == [president]
+    await press_move(bot, turn, cb.DISCARD, turn.args(cb.DISCARD)[0])
+    table = await bot.table(group)
+    assert table is not None
+    assert mentions(round_message(bot, group, table).text) == [chancellor]
+    # Everything the group was sent is silent; private prompts ring the phone.
+    sends = bot.fake.calls_to("sendMessage")
+    group_sends = [c for c in sends if c.chat_id == group.id]
+    assert group_sends and all(c.params.get("disable_notification") is True for c in group_sends)
+    prompts = [
+        c for c in sends if c.chat_id == president and "You are President" in c.params["text"]
+    ]
+    assert prompts and all(c.params.get("disable_notification") is False for c in prompts)
+    bot.h.assert_no_errors()
+
+
+async def test_round_message_shows_the_deadline_in_each_readers_time(store: Store) -> None:
+    async with running_bot(store, timers="short") as bot:
+        users = make_users(5)
+        group = await open_game(bot, users, seed=find_seed(5, first_president=0))
+        deadlines = []
+        for step in range(2):  # the nomination, then the vote: each step its own deadline
+            table = await bot.table(group)
+            assert table is not None and table.deadline is not None
+            message = round_message(bot, group, table)
+            unix = int(table.deadline)
+            utc = time.strftime("%H:%M:%S", time.gmtime(unix))
+            assert f'⏰ until <tg-time unix="{unix}" format="T">{utc} UTC</tg-time>' in message.text
+            assert f" · ⏰ until {utc} UTC\n" in message.plain_text, message.plain_text
+            deadlines.append(table.deadline)
+            if step == 0:
+                turn = await turn_of(bot, group, users)
+                await press_move(bot, turn, cb.NOMINATE, turn.args(cb.NOMINATE)[0])
+        assert deadlines[1] > deadlines[0]
+        bot.h.assert_no_errors()
 
 
 # ------------------------------------------------------------------------------ nomination
@@ -247,8 +395,11 @@ async def test_votes_are_secret_until_the_last_one_and_can_change(bot: Bot) -> N
     answer = h.answer(query)
     assert not answer.show_alert
     assert answer.text == "Your vote: Ja! You can change it until everyone has voted."
-    text_one = bot.fake.message(group.id, round_msg.message_id).text
-    assert "Voted: 1/5." in text_one
+    names = [f"{FSI}{u.first_name}{PDI}" for u in users]
+    message = bot.fake.message(group.id, round_msg.message_id)
+    text_one = message.text
+    # Who voted shows (never how): the voter, then everyone the vote still waits for.
+    assert f"✅ {names[0]} · ⏳ {', '.join(names[1:])}" in message.plain_text.splitlines()
     # Changing the vote is confirmed and shows nothing new in the group.
     query = await press_vote(users[0], False)
     assert h.answer(query).text == "Your vote: Nein! You can change it until everyone has voted."
@@ -265,7 +416,7 @@ async def test_votes_are_secret_until_the_last_one_and_can_change(bot: Bot) -> N
     for user, ja in zip(users[1:4], (True, False, True), strict=True):
         await press_vote(user, ja)
     message = bot.fake.message(group.id, round_msg.message_id)
-    assert "Voted: 4/5." in message.text
+    assert f"✅ {', '.join(names[:4])} · ⏳ {names[4]}" in message.plain_text.splitlines()
     for version in [*message.history, message.text]:
         assert "Ja! (" not in version and "Nein! (" not in version, version
     # The message says the same whoever voted what: one more change leaves it as it was.
@@ -274,7 +425,6 @@ async def test_votes_are_secret_until_the_last_one_and_can_change(bot: Bot) -> N
 
     await press_vote(users[4], True)  # the last living player: the reveal
     message = bot.fake.message(group.id, round_msg.message_id)
-    names = [f"{FSI}{u.first_name}{PDI}" for u in users]
     # Ballots now: 0 Nein, 1 Ja, 2 Ja (changed), 3 Ja, 4 Ja.
     assert f"Ja! (4): {', '.join(names[1:])}" in message.plain_text
     assert f"Nein! (1): {names[0]}" in message.plain_text

@@ -68,15 +68,19 @@ class Recorded:
     hands: list[tuple[int, list[int]]]  # (round, deck positions top-first) before a reshuffle
 
 
-def transcript(fake: FakeBotAPI, group_id: int, gid: str) -> list[str]:
-    """The group's calls up to the game-over message, with the random game id masked."""
-    before, _ = split_at_game_over(group_calls(fake, group_id), EN)
+def transcript(fake: FakeBotAPI, played: Played) -> list[str]:
+    """The group's calls up to the game-over message, with the random game id masked and
+    the user ids of mentions ("tg://user?id=...") replaced by their seats."""
+    before, _ = split_at_game_over(group_calls(fake, played.group.id), EN)
     out = []
     for call in before:
         params = {
             k: call.params.get(k) for k in ("message_id", "text", "reply_markup", "parse_mode")
         }
-        out.append(call.method + " " + json.dumps(params, sort_keys=True).replace(gid, "<gid>"))
+        text = json.dumps(params, sort_keys=True).replace(played.table.gid, "<gid>")
+        for seat, user in enumerate(played.users):
+            text = text.replace(f'tg://user?id={user.id}\\"', f'tg://user?id=<seat {seat}>\\"')
+        out.append(f"{call.method} {text}")
     return out
 
 
@@ -164,8 +168,9 @@ async def test_group_sees_the_same_with_other_hidden_information(
                 await check_game(bot_b, second)
 
                 # The public story is identical, call by call, until the roles are revealed.
-                seen_a = transcript(bot_a.fake, first.played.group.id, first.played.table.gid)
-                seen_b = transcript(bot_b.fake, group_b.id, second.table.gid)
+                seen_a = transcript(bot_a.fake, first.played)
+                seen_b = transcript(bot_b.fake, second)
+                assert any("tg://user?id=<seat " in call for call in seen_a), "mentions masked"
                 assert len(seen_a) == len(seen_b)
                 for i, (a, b) in enumerate(zip(seen_a, seen_b, strict=True)):
                     assert a == b, f"group call {i} differs:\n{a}\n{b}"

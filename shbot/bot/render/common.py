@@ -29,6 +29,11 @@ def name(names: Sequence[str], seat: int | None) -> str:
     return f"{FSI}<b>{esc(names[seat])}</b>{PDI}"
 
 
+def light_name(names: Sequence[str], seat: int) -> str:
+    """A name in a list on one line: escaped and isolated like every name, not bold."""
+    return f"{FSI}{esc(names[seat])}{PDI}"
+
+
 def button_name(names: Sequence[str], seat: int) -> str:
     raw = names[seat]
     if len(raw) > MAX_BUTTON_NAME:

@@ -6,21 +6,24 @@ reach the group through a template.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from typing import Any
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
-from shbot.engine import Game, Kind, Phase
-from shbot.i18n import N_, Translator, esc
-from shbot.table.model import FSI, PDI, Table
+from shbot.engine import FASCIST, LIBERAL, Kind, Phase
+from shbot.i18n import N_, Translator
+from shbot.table.model import Table
 
 from .. import callbacks as cb
 from .common import (
+    POLICY_ICON,
     POWER_ICON,
     button_name,
     chunk,
     fit,
+    light_name,
     markup,
     name,
     name_list,
@@ -28,9 +31,10 @@ from .common import (
     power_name,
 )
 
-SEAT_LEGEND = N_(
-    "🎩 President · 👔 Chancellor · ⛔ term-limited · ✅ confirmed not Hitler · 💀 dead"
-)
+#: The board shows only what changes with the policies, the tracker and the seats' fates
+#: (death, confirmed not Hitler); the round message shows the rest (who governs, term limits,
+#: the draw pile, the deadline), so the board need not be edited at every step.
+SEAT_LEGEND = N_("✅ confirmed not Hitler · 💀 dead")
 
 
 def board_text(t: Translator, table: Table) -> str:
@@ -61,29 +65,10 @@ def board_text(t: Translator, table: Table) -> str:
         lines.append(t._("<i>Veto power unlocks with the fifth Fascist policy.</i>"))
     tracker = "●" * view["tracker"] + "○" * (3 - view["tracker"])
     lines.append(t._("Election tracker: {dots} {count}/3", dots=tracker, count=view["tracker"]))
-    lines.append(
-        t._(
-            "Draw pile: {draw} · Discard pile: {discard}",
-            draw=view["draw"],
-            discard=view["discard"],
-        )
-    )
     lines.append("")
-    limited = set(view["term_limited"])
     for seat in range(game.n):
-        marks = []
-        if not view["alive"][seat]:
-            marks.append("💀")
-        else:
-            if seat == view["president"]:
-                marks.append("🎩")
-            if seat == view["chancellor"]:
-                marks.append("👔")
-            if seat in limited:
-                marks.append("⛔")
-            if view["confirmed"][seat]:
-                marks.append("✅")
-        lines.append(f"{seat + 1}. {FSI}{esc(names[seat])}{PDI} {''.join(marks)}".rstrip())
+        mark = "💀" if not view["alive"][seat] else "✅" if view["confirmed"][seat] else ""
+        lines.append(f"{seat + 1}. {light_name(names, seat)} {mark}".rstrip())
     lines.append(f"<i>{t._(SEAT_LEGEND)}</i>")
     return fit("\n".join(lines))
 
@@ -193,7 +178,8 @@ def event_line(t: Translator, kind: str, d: dict[str, Any], names: Sequence[str]
 
 
 def round_text(t: Translator, table: Table) -> str:
-    """The current round's message: header, what happened so far, and who we wait for."""
+    """The current round's message: header, what happened so far, the board at a glance,
+    and who we wait for."""
     game = table.game
     assert game is not None
     names = table.names()
@@ -213,36 +199,111 @@ def round_text(t: Translator, table: Table) -> str:
         line = event_line(t, kind, data, names)
         if line:
             lines.append(line)
-    if game.round == rnd:
-        prompt = prompt_line(t, game, names)
-        if prompt:
-            lines.append("")
-            lines.append(prompt)
+    if game.round == rnd and not game.is_over:
+        lines += ["", glance_line(t, table)]
+        lines += [line for line in (prompt_line(t, table), waiting_line(t, table)) if line]
     return fit("\n".join(lines))
 
 
-def prompt_line(t: Translator, game: Game, names: Sequence[str]) -> str | None:
+def glance_line(t: Translator, table: Table) -> str:
+    """The board on one line: policies, tracker, the next Fascist power, the piles and the
+    step's deadline (when the group plays with timers)."""
+    game = table.game
+    assert game is not None
+    view = game.public_view()
+    parts = [
+        f"{POLICY_ICON[LIBERAL]} {view['liberal']}/5",
+        f"{POLICY_ICON[FASCIST]} {view['fascist']}/6",
+        t._("Tracker: {count}/3", count=view["tracker"]),
+    ]
+    if view["fascist"] < 5:
+        power = view["powers"][view["fascist"]]
+        effect = f"{POWER_ICON[power]} {power_name(t, power)}" if power else t._("no power")
+        parts.append(t._("Next 🔴: {effect}", effect=effect))
+    elif view["fascist"] == 5:
+        parts.append(t._("Next 🔴: {effect}", effect="🏁"))  # as on the board's track
+    parts.append(
+        t._(
+            "Draw pile: {draw} · Discard pile: {discard}",
+            draw=view["draw"],
+            discard=view["discard"],
+        )
+    )
+    if table.deadline is not None:
+        parts.append(t._("⏰ until {time}", time=deadline_html(t, table.deadline)))
+    return f"<i>{' · '.join(parts)}</i>"
+
+
+def deadline_html(t: Translator, at: float) -> str:
+    """A moment that each reader's Telegram shows in their own time zone (a date_time
+    entity); older apps show the fallback, in UTC."""
+    unix = int(at)
+    fallback = t._("{time} UTC", time=time.strftime("%H:%M:%S", time.gmtime(unix)))
+    return f'<tg-time unix="{unix}" format="T">{fallback}</tg-time>'
+
+
+def mention(table: Table, seat: int) -> str:
+    """The name of the player who must act, as a text mention: Telegram notifies them even
+    though the round message itself is sent silently."""
+    name_html = name(table.names(), seat)
+    return f'<a href="tg://user?id={table.at(seat).id}">{name_html}</a>'
+
+
+def waiting_line(t: Translator, table: Table) -> str | None:
+    """During a vote, who has voted and who has not — never how: "✅ Alice, Léa · ⏳ Mika".
+    While a President nominates, who is term-limited."""
+    game = table.game
+    assert game is not None
+    names = table.names()
+    view = game.public_view()
+    if game.phase is Phase.NOMINATE:
+        limited = [s for s in view["term_limited"] if view["alive"][s]]
+        if not limited:
+            return None
+        return t._(
+            "⛔ Term-limited: {names}",
+            names=t._(", ").join(light_name(names, s) for s in limited),
+        )
+    if game.phase is not Phase.VOTE:
+        return None
+    living = [s for s in range(game.n) if view["alive"][s]]
+    voted = [s for s in living if view["voted"][s]]
+    waiting = [s for s in living if not view["voted"][s]]
+    parts = []
+    if voted:
+        parts.append("✅ " + t._(", ").join(light_name(names, s) for s in voted))
+    if waiting:
+        parts.append("⏳ " + t._(", ").join(light_name(names, s) for s in waiting))
+    return " · ".join(parts)
+
+
+def prompt_line(t: Translator, table: Table) -> str | None:
+    """What the game waits for; the one person who must act is mentioned (during a vote
+    everyone acts: the waiting line names them instead, without notifying anybody)."""
+    game = table.game
+    assert game is not None
     phase = game.phase
+    names = table.names()
     p, c = name(names, game.president), name(names, game.chancellor)
     if phase is Phase.NOMINATE:
-        return t._("👉 {president}, nominate a Chancellor:", president=p)
-    if phase is Phase.VOTE:
-        view = game.public_view()
         return t._(
-            "🗳 Vote on the government of President {president} and Chancellor {chancellor}. "
-            "Voted: {voted}/{needed}.",
+            "👉 {president}, nominate a Chancellor:", president=mention(table, game.president)
+        )
+    if phase is Phase.VOTE:
+        return t._(
+            "🗳 Vote on the government of President {president} and Chancellor {chancellor}.",
             president=p,
             chancellor=c,
-            voted=sum(view["voted"]),
-            needed=game.alive_count,
-        )
-    if phase is Phase.PRESIDENT_DISCARD:
-        return t._(
-            "⏳ President {president} is choosing a policy to discard, in private.", president=p
         )
     if phase is Phase.CHANCELLOR_ENACT:
         return t._(
-            "⏳ Chancellor {chancellor} is choosing the policy to enact, in private.", chancellor=c
+            "⏳ Chancellor {chancellor} is choosing the policy to enact, in private.",
+            chancellor=mention(table, game.chancellor),
+        )
+    p = mention(table, game.president)
+    if phase is Phase.PRESIDENT_DISCARD:
+        return t._(
+            "⏳ President {president} is choosing a policy to discard, in private.", president=p
         )
     if phase is Phase.VETO_RESPONSE:
         return t._("⏳ President {president} is deciding on the veto.", president=p)
