@@ -60,7 +60,7 @@ from tests.botrestart import StoreFactory, reopen, restartable_bot  # noqa: F401
 from tests.fake_telegram import FakeChat
 from tests.harness import FakeUser, make_users, new_group_id
 from tests.redis_server import RedisServer
-from tests.test_bot_outage import UNAVAILABLE, outage_store, redis_down  # noqa: F401
+from tests.test_bot_outage import UNAVAILABLE, outage_store  # noqa: F401
 
 EN = translator("en")
 LOST = EN._(
