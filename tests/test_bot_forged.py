@@ -473,6 +473,7 @@ async def test_two_hundred_presses_in_two_seconds(store: Store) -> None:
         texts = [answered(bot, q) for q in spam]
         shown = [t for t in texts if t is not None]
         assert 1 <= len(shown) <= 30, f"{len(shown)} of 200 presses answered"
+        print(f"{len(shown)} of 200 presses answered")
         assert set(shown) == {"You are not playing in this game."}
         # A player hammering Ja!: counted once; their next, different press still counts.
         voter = turn.user
@@ -501,9 +502,9 @@ async def test_two_hundred_presses_in_two_seconds(store: Store) -> None:
 
 @pytest.mark.xfail(
     strict=True,
-    reason="handlers/play.py on_my_role + Services.lost_game (work in progress elsewhere): a "
-    "'My role' press in a private chat is taken for a game the store lost, and the bot posts "
-    "'This game was lost' to that private chat",
+    reason="handlers/play.py on_my_role hands a private chat's id to Services.lost_game (not "
+    "files of this task): a 'My role' press in a private chat is taken for a game the store "
+    "lost, and the bot posts 'This game was lost' to that private chat",
 )
 async def test_a_my_role_press_in_private_posts_nothing(bot: Bot) -> None:
     users = make_users(5)
@@ -615,6 +616,11 @@ async def test_a_spectator_spamming_information_does_not_delay_the_game(store: S
             )
         ]
         limit = common.INFO_BURST + 30 / common.INFO_EVERY + 1
+        window = bot.fake.max_calls_in_window(group.id, 60)
+        print(
+            f"vote shown after {shown - pressed:.2f} s, result after {result - voted:.2f} s, "
+            f"{len(answers)} answers to 120 commands, at most {window} group calls a minute"
+        )
         assert 1 <= len(answers) <= limit, f"{len(answers)} answers to 120 commands"
         assert bot.fake.max_calls_in_window(group.id, 60) <= 20
         bot.h.assert_no_errors()
