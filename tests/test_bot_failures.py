@@ -510,12 +510,6 @@ async def test_a_game_redis_lost_is_announced_once_and_its_buttons_go(
         h.assert_no_errors()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="RedisStore keeps pooled connections that Redis closed when it restarted and does "
-    "not retry (Retry(NoBackoff(), 0)): the first command on each one fails after Redis is "
-    "back, so a press is told 'temporarily unavailable' although Redis answers (storage/redis.py)",
-)
 async def test_the_first_press_after_a_redis_restart_is_served(
     restartable_redis: RedisServer,
     outage_store: RedisStore,  # noqa: F811
@@ -665,12 +659,6 @@ async def test_a_command_or_join_delivered_twice_is_applied_once(store: Store) -
         bot.h.errors.clear()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a lobby press is not deduplicated by its query id (handlers/lobby.py: "
-    "commit.run without update_key): its second delivery answers the query again, which "
-    "Telegram refuses (400), and the handler fails with that error",
-)
 async def test_a_join_delivered_twice_raises_nothing(store: Store) -> None:
     async with running_bot(store) as bot:
         await newgame_and_join_twice(bot, make_users(5))

@@ -258,7 +258,11 @@ class RedisStore(Store):
             decode_responses=True,
             socket_timeout=socket_timeout,
             socket_connect_timeout=socket_timeout,
-            retry=Retry(NoBackoff(), 0),
+            # One retry on a new connection: after Redis restarted, pooled connections it
+            # closed fail once; the retry reaches the running server instead of reporting
+            # "unavailable" to a player while Redis answers.
+            retry=Retry(NoBackoff(), 1),
+            retry_on_error=[RedisConnectionError],
             max_connections=max_connections,
         )
         reg = self._r.register_script

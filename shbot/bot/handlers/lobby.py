@@ -38,6 +38,11 @@ MAX_CHAT_ID = 10**15  # Telegram chat ids fit in 52 bits; anything longer is for
 _JOIN_PAYLOAD = re.compile(r"j(m?[0-9]{1,16})_([a-z0-9]{4,12})")
 
 
+def press_key(query: CallbackQuery | None) -> str | None:
+    """The key that recognises a press delivered twice (it rides in the commit's write)."""
+    return f"cq:{query.id}" if query is not None else None
+
+
 def parse_join_payload(payload: str) -> tuple[int, str] | None:
     """The group and game a "join" deep link names; None for anything else (no int() of
     an unbounded or non-ASCII number: forged payloads cost nothing)."""
@@ -191,12 +196,16 @@ async def join_lobby(
         await answer(context, query, message, t._("You are already playing in another group."))
         return
     try:
-        outcome = await s.commit.run(chat_id, lambda tb: lobby.join(tb, player, gid))
+        outcome = await s.commit.run(
+            chat_id, lambda tb: lobby.join(tb, player, gid), update_key=press_key(query)
+        )
     except NoGame:
         await s.store.release_players(chat_id, [user.id])
         await answer(context, query, message, t._("There is no open game. /newgame opens one."))
         return
     except Refusal as refusal:
+        if refusal.code == "duplicate":
+            return  # the same press delivered twice: applied and answered once
         table = await current_table(context, chat_id)
         if table is None or table.player(user.id) is None:
             await s.store.release_players(chat_id, [user.id])  # only if bound to chat_id
@@ -237,12 +246,15 @@ async def leave_lobby(
         await refuse(context, query, message, t, Refusal("not_person"))
         return
     try:
-        outcome = await svc(context).commit.run(chat_id, lambda tb: lobby.leave(tb, user.id))
+        outcome = await svc(context).commit.run(
+            chat_id, lambda tb: lobby.leave(tb, user.id), update_key=press_key(query)
+        )
     except NoGame:
         await answer(context, query, message, t._("There is no open game. /newgame opens one."))
         return
     except Refusal as refusal:
-        await refuse(context, query, message, t, refusal)
+        if refusal.code != "duplicate":
+            await refuse(context, query, message, t, refusal)
         return
     await answer(context, query, message, answer_text(t, outcome.answer) or "", alert=False)
 
@@ -290,13 +302,16 @@ async def start_game(
     seed = s.new_seed()
     try:
         outcome = await s.commit.run(
-            chat_id, lambda tb: lobby.start(tb, user.id, admin, seed, options)
+            chat_id,
+            lambda tb: lobby.start(tb, user.id, admin, seed, options),
+            update_key=press_key(query),
         )
     except NoGame:
         await answer(context, query, message, t._("There is no open game. /newgame opens one."))
         return
     except Refusal as refusal:
-        await refuse(context, query, message, t, refusal)
+        if refusal.code != "duplicate":
+            await refuse(context, query, message, t, refusal)
         return
     if query is not None:
         await query.answer()

@@ -117,9 +117,11 @@ async def on_my_role(update: Update, context: Ctx) -> None:
     t = await s.t_user(query.from_user)
     press = cb.parse(query.data)
     assert isinstance(press, cb.GamePress)
-    table = await current_table(context, query.message.chat.id)
+    # "My role" sits under the group's board; pressed anywhere else it names no game.
+    chat_id = query.message.chat.id if is_group(query.message.chat) else None
+    table = await current_table(context, chat_id) if chat_id is not None else None
     if table is None:
-        await game_gone(context, query, query.message.chat.id, press.game_id)
+        await game_gone(context, query, chat_id, press.game_id)
         return
     if table.gid != press.game_id or table.game is None:
         await query.answer(t._("This button belongs to a game that is over."), show_alert=True)
