@@ -235,8 +235,6 @@ async def test_forged_callback_data_changes_nothing(bot: Bot) -> None:
     calls = len(bot.fake.calls)
     for user, chat_id, message_id in pressers:
         for d in data:
-            if chat_id > 0 and d.endswith(":r"):
-                continue  # see test_a_my_role_press_in_private_posts_nothing
             queries.append((d, await bot.h.press_raw(user, chat_id, message_id, d)))
     await bot.settle()
     for d, query in queries:
@@ -500,12 +498,34 @@ async def test_two_hundred_presses_in_two_seconds(store: Store) -> None:
         bot.h.assert_no_errors()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="handlers/play.py on_my_role hands a private chat's id to Services.lost_game (not "
-    "files of this task): a 'My role' press in a private chat is taken for a game the store "
-    "lost, and the bot posts 'This game was lost' to that private chat",
-)
+@pytest.mark.looptime
+async def test_a_flood_of_commands_costs_the_group_a_few_messages(store: Store) -> None:
+    """A player alternating /join and /leave and a stranger repeating /newgame, 50 times each
+    in 2 s, in a running game: a few refusals reach the group, nothing changes."""
+    async with paced_bot(store) as bot:
+        users = make_users(5)
+        stranger = make_user("Stranger")
+        group = bot.h.group(creator=users[0], members=[*users[1:], stranger])
+        await open_game(bot, users, group=group, seed=find_seed(5, first_president=0))
+        await asyncio.sleep(61)
+        before = await frozen(bot, group)
+        calls = len(bot.fake.calls)
+        for i in range(50):
+            await bot.h.command(users[2], group, ("/join", "/leave")[i % 2], wait=False)
+            await bot.h.command(stranger, group, "/newgame", wait=False)
+            await asyncio.sleep(0.04)
+        await bot.settle()
+        assert await frozen(bot, group) == before, "the flood changed the game"
+        sent = [c for c in bot.fake.calls[calls:] if c.chat_id == group.id]
+        assert all(c.method == "sendMessage" for c in sent), sent
+        texts = [str(c.params["text"]) for c in sent]
+        assert any(t.startswith("The game has already started") for t in texts)
+        assert any(t.startswith("A game is already open") for t in texts)
+        assert len(sent) <= 2 * (1 + common.COMMAND_BURST) + 1, texts
+        print(f"{len(sent)} group messages for 100 commands")
+        bot.h.assert_no_errors()
+
+
 async def test_a_my_role_press_in_private_posts_nothing(bot: Bot) -> None:
     users = make_users(5)
     group = await open_game(bot, users, seed=find_seed(5, first_president=0))

@@ -37,9 +37,12 @@ STAND_INS = frozenset({ANONYMOUS_ADMIN, CHANNEL_BOT, TELEGRAM})
 #: is ignored without a word, so nobody can fill a group's message window with them.
 INFO_BURST, INFO_EVERY = 3, 10.0
 #: Repeats (the same button or command again within REPEAT_WINDOW seconds) and malformed
-#: button data: per sender, REPEAT_BURST at once, then REPEAT_RATE a second; beyond that an
-#: update is dropped before any handler runs (a press is not even answered: no call at all).
+#: button data: per sender, REPEAT_BURST presses at once, then REPEAT_RATE a second; beyond
+#: that an update is dropped before any handler runs (a press is not even answered: no call
+#: at all). A repeated command may cost a message in the group: COMMAND_BURST of them, then
+#: one every COMMAND_EVERY seconds.
 REPEAT_BURST, REPEAT_RATE, REPEAT_WINDOW = 20, 2.0, 10.0
+COMMAND_BURST, COMMAND_EVERY = 3, 10.0
 MAX_KEYS = 100_000  # bounded memory: forgetting a bucket only gives its owner a fresh burst
 
 
@@ -52,7 +55,8 @@ def is_group(chat: Chat | None) -> bool:
 
 
 def is_person(user: User | None, message: Message | None = None) -> bool:
-    """Only people play: not bots, not a group's anonymous admins, not channels."""
+    """Only people play: not bots, not a group's anonymous admins, not channels (nor any
+    other of Telegram's stand-in accounts, nor a message posted as a chat)."""
     if user is None or user.is_bot or user.id in STAND_INS:
         return False
     return message is None or message.sender_chat is None
@@ -60,11 +64,8 @@ def is_person(user: User | None, message: Message | None = None) -> bool:
 
 def posts_as_group(message: Message | None, chat_id: int) -> bool:
     """An anonymous admin: Telegram shows the message as sent by the group itself."""
-    return (
-        message is not None
-        and message.sender_chat is not None
-        and (message.sender_chat.id == chat_id)
-    )
+    sender_chat = message.sender_chat if message is not None else None
+    return sender_chat is not None and sender_chat.id == chat_id
 
 
 async def is_group_admin(
@@ -144,21 +145,22 @@ def informational(callback: Callback) -> Callback:
 
 
 def _what(update: Update) -> tuple[str, bool] | None:
-    """What an update asks for (to recognise a repeat), and whether it is malformed."""
+    """What an update asks for (a press: "q..."; a command: "m..."; to recognise a repeat),
+    and whether it is malformed."""
     query = update.callback_query
     if query is not None:
         data = query.data
         malformed = not data or not data.isascii() or cb.parse(data) is None
         return f"q{data!r}"[:80], malformed
     message = update.message
-    if message is not None and message.text:
+    if message is not None and message.text and message.text.startswith("/"):
         return f"m{message.chat.id}:{message.text[:64]}", False
-    return None
+    return None  # chatter is nobody's business (and reaches no handler)
 
 
 async def flood_guard(update: object, context: Ctx) -> None:
     """Registered ahead of every handler: the same button pressed or command sent again and
-    again (or malformed data), beyond REPEAT_BURST and REPEAT_RATE a second, is dropped."""
+    again (or malformed data) beyond its sender's budget is dropped (see REPEAT_BURST)."""
     if not isinstance(update, Update):
         return
     sender = sender_of(update)
@@ -178,7 +180,11 @@ async def flood_guard(update: object, context: Ctx) -> None:
     mine.append((key, now))
     if not (repeat or malformed):
         return
-    if _budget(context, "repeat_budget", REPEAT_BURST, 1 / REPEAT_RATE).take(sender):
+    if key.startswith("q"):
+        budget = _budget(context, "repeat_budget", REPEAT_BURST, 1 / REPEAT_RATE)
+    else:
+        budget = _budget(context, "command_budget", COMMAND_BURST, COMMAND_EVERY)
+    if budget.take(sender):
         return
     log.debug("ignoring a repeated update from %s", sender)
     raise ApplicationHandlerStop
@@ -214,11 +220,14 @@ async def answer(
     alert: bool = True,
 ) -> None:
     """A plain-text answer: a toast or alert to a press, else a message (escaped: names in
-    refusals would otherwise break HTML mode and Telegram would refuse the whole reply)."""
+    refusals would otherwise break HTML mode and Telegram would refuse the whole reply). In a
+    group, a newer answer to the same sender replaces one still unsent."""
     if query is not None:
         await query.answer(text[:200], show_alert=alert)
-    else:
-        await reply(context, message, r.esc(text))
+    elif message is not None:
+        sender = message.sender_chat or message.from_user
+        key = f"to:{sender.id}" if sender is not None else None
+        await reply(context, message, r.esc(text), key=key)
 
 
 async def refuse(
