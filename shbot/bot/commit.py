@@ -142,18 +142,22 @@ class Commit:
     async def _close(self, chat_id: int, record: GameRecord) -> None:
         table = Table.from_dict(record.data)
         self.outbox.records.pop(chat_id, None)
+        finished = table.ending == "finished" and table.game is not None
+        # Statistics and players before the game leaves the active games: both are
+        # idempotent, so a crash in between only repeats them (the restart finalizes the
+        # game again); the other way round it would lose them for good.
+        result = table.result() if finished else None
+        if result is not None:
+            await self.store.record_result(chat_id, result)
+        await self.store.release_players(chat_id, [p.id for p in table.players])
         try:
-            if table.ending == "finished" and table.game is not None:
+            if finished:
                 record.status = FINISHED
                 await self.store.save_game(record)
-                result = table.result()
-                if result is not None:
-                    await self.store.record_result(chat_id, result)
             else:
                 await self.store.delete_game(chat_id, record.version)
         except (NoGame, VersionConflict):
             return
-        await self.store.release_players(chat_id, [p.id for p in table.players])
         game = table.game
         if table.ending == "finished" and game is not None and game.condition is not None:
             log.info("game %s in chat %s ended: %s", table.gid, chat_id, game.condition.value)
