@@ -113,16 +113,23 @@ async def setup_menus(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
 async def recover(app: Application[Any, Any, Any, Any, Any, Any]) -> int:
     """After a restart (clean or not) every lobby and running game continues.
 
-    What each game still owes is in the store, so the outbox delivers exactly that, paced
-    from the group's stored call times; every deadline is armed again (one already past
-    fires at once). The current step's messages are owed again too: a crash may have hit
-    between a send and its record, and an edit that changes nothing costs nothing visible.
+    What each game still owes is in the store (a slot is marked delivered only once Telegram
+    accepted it), so the outbox delivers exactly that, paced from the group's stored call
+    times; every deadline is armed again (one already past fires at once). The players'
+    claims are made again (a crash may have come between opening a lobby and binding its
+    host), or released for a game that ended (between its last change and the release).
     """
     s: Services = app.bot_data["svc"]
     count = 0
     for record in await s.store.active_games():
         count += 1
         table = Table.from_dict(record.data)
+        players = [p.id for p in table.players]
+        if table.ending:
+            await s.store.release_players(record.chat_id, players)
+        else:
+            for user_id in players:  # idempotent; a player busy elsewhere stays there
+                await s.store.claim_player(user_id, record.chat_id)
         s.outbox.pacer.seed(record.chat_id, table.calls)
         s.outbox.committed(record.chat_id, record)
         jobs.arm(app, record.chat_id, table)
