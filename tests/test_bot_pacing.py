@@ -45,9 +45,10 @@ def test_a_window_never_lets_more_than_its_limit_through_at_a_float_boundary() -
 
 
 async def test_strict_fake_refuses_calls_over_telegrams_limits_like_telegram() -> None:
-    """``strict_limits``: the 21st call shown in a group within 60 s and the 31st call of the
-    bot within one second get 429 with ``retry_after``; reads and private chats are not
-    counted per group; refused calls do not count; a minute later the group may go on."""
+    """``strict_limits``: the 21st call shown in a group within 60 s and the 31st call to a
+    chat within one second get 429 with ``retry_after``; reads and private chats are not
+    counted per group, callback answers not overall; refused calls do not count; a minute
+    later the group may go on."""
     from telegram.error import RetryAfter
 
     from tests.fake_telegram import FakeBotAPI
@@ -80,12 +81,15 @@ async def test_strict_fake_refuses_calls_over_telegrams_limits_like_telegram() -
         with pytest.raises(RetryAfter):
             await bot.send_message(users[0].id, "the 31st in one second")
         assert fake.calls[-1].description == "Too Many Requests: retry after 1"
+        fake.register_callback_query("q1", users[0].id)
+        assert await bot.answer_callback_query("q1")  # no chat: not one of the 30 messages
         now[0] = 501.5
         await bot.send_message(users[0].id, "a second later")
         statuses = [c.status for c in fake.calls]
         assert statuses.count(429) == 3
         assert fake.max_calls_in_window(group.id, 60, methods=GROUP_METHODS) == 20
         assert fake.max_calls_overall(1.0) == 31  # the refused call is counted by this one
+        assert fake.max_calls_overall(1.0, chats=False) == 32  # and the callback answer
 
 
 GROUP_METHODS = ("sendMessage", "editMessageText", "editMessageReplyMarkup")

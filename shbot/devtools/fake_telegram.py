@@ -69,8 +69,10 @@ SEND_METHODS = frozenset({"sendmessage"})
 EDIT_METHODS = frozenset({"editmessagetext", "editmessagereplymarkup"})
 
 # Telegram's flood limits, as ``FakeBotAPI(strict_limits=True)`` enforces them: at most 20
-# calls a minute that show in one group (messages, edits, deletions, pins) and 30 calls a
-# second for the whole bot; a call over either is refused with 429 and ``retry_after``.
+# calls a minute that show in one group (messages, edits, deletions, pins) and 30 calls to
+# chats a second for the whole bot ("30 messages per second"; as for PTB's limiter, calls
+# without a chat, such as answerCallbackQuery, are not counted); a call over either is
+# refused with 429 and ``retry_after``.
 GROUP_LIMIT, GROUP_PERIOD = 20, 60.0
 OVERALL_LIMIT, OVERALL_PERIOD = 30, 1.0
 GROUP_LIMITED_METHODS = frozenset(
@@ -377,8 +379,8 @@ class FakeBotAPI(BaseRequest):
     ``clock`` stamps calls; by default it is the running loop's time, so virtual-time loops
     (looptime) and rate-limiter waits agree. ``latency`` is slept on every call so other tasks
     can interleave as they would over the network. ``strict_limits`` answers 429 as Telegram
-    does when a group gets more than 20 calls in 60 s or the bot makes more than 30 in one
-    second (closed windows, on ``clock``; calls refused with 429 do not count).
+    does when a group gets more than 20 calls in 60 s or the bot makes more than 30 calls to
+    chats in one second (closed windows, on ``clock``; calls refused with 429 do not count).
     """
 
     def __init__(
@@ -628,11 +630,11 @@ class FakeBotAPI(BaseRequest):
                 break
             if call.status == 429:
                 continue
-            if call.time >= now - OVERALL_PERIOD:
+            if call.chat_id is not None and call.time >= now - OVERALL_PERIOD:
                 overall += 1
             if limited and call.chat_id == chat_id and call.method.lower() in GROUP_LIMITED_METHODS:
                 group, oldest = group + 1, call.time
-        if overall >= OVERALL_LIMIT:
+        if chat_id is not None and overall >= OVERALL_LIMIT:
             raise ApiError(429, TOO_MANY_REQUESTS.format(1), {"retry_after": 1})
         if group >= GROUP_LIMIT:
             wait = max(1, math.ceil(oldest + GROUP_PERIOD - now))
@@ -858,10 +860,11 @@ class FakeBotAPI(BaseRequest):
     def callback_answers(self) -> int:
         return self.count("answerCallbackQuery")
 
-    def max_calls_overall(self, seconds: float = OVERALL_PERIOD) -> int:
-        """Most calls the bot made (to any chat, of any method, refused ones included)
-        within any closed window of ``seconds``: Telegram's overall limit is 30 a second."""
-        times = [c.time for c in self.calls]
+    def max_calls_overall(self, seconds: float = OVERALL_PERIOD, *, chats: bool = True) -> int:
+        """Most calls the bot made within any closed window of ``seconds`` (refused ones
+        included): to any chat (Telegram's overall limit: 30 a second), or with ``chats``
+        False every call, callback answers and calls without a chat too."""
+        times = [c.time for c in self.calls if c.chat_id is not None or not chats]
         best, start = 0, 0
         for end, t in enumerate(times):
             while t - times[start] > seconds:
