@@ -46,6 +46,7 @@ log = logging.getLogger(__name__)
 
 MAX_ATTEMPTS = 6  # network errors on one message before it is given up
 STORE_RETRIES = 30  # store failures in a row before a worker pauses (about two minutes)
+MIN_WAIT = 0.001  # seconds a worker waits at least for the rate limiter (never spins)
 
 
 @dataclass
@@ -154,8 +155,11 @@ class Outbox:
                         continue  # something was posted or committed meanwhile
                     break
                 if choice is None:
+                    # At least a millisecond: a slot that frees a float's hair after "now"
+                    # would be due at once without the clock moving (asyncio treats timers
+                    # within its clock resolution as ready), a spin under a virtual clock.
                     with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(state.wake.wait(), max(0.0, wait or 0.0))
+                        await asyncio.wait_for(state.wake.wait(), max(MIN_WAIT, wait or 0.0))
                     continue
                 try:
                     if isinstance(choice, str):
