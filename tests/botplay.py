@@ -675,9 +675,11 @@ def secret_hand_strings(t: Translator) -> list[str]:
     return out
 
 
-# Role or party words are allowed in the group before the end only inside these phrases.
+# Role or party words are allowed in the group before the end only inside these phrases
+# ("Next 🔴: 🏁 Fascists win" on the board once five Fascist policies are enacted).
 _PUBLIC_ROLE_WORDS = re.compile(
-    r"Secret Hitler|(Liberal|Fascist) polic(y|ies)|not Hitler|\u2068[^\u2069]*\u2069"
+    r"Secret Hitler|(Liberal|Fascist) polic(y|ies)|not Hitler|(Liberals|Fascists) win"
+    r"|\u2068[^\u2069]*\u2069"
 )
 _ROLE_WORD = re.compile(r"Liberal|Fascist|Hitler")
 
