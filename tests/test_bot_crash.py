@@ -555,6 +555,31 @@ def seed() -> int:
     return find_seed(PLAYERS, hitler=HITLER_SEAT, first_president=0, start=1)
 
 
+async def test_the_fake_kills_the_process_at_the_nth_call() -> None:
+    """``crash_at``: the N-th call raises Crashed after Telegram handled it (delivered) or
+    without reaching it; every later call raises too, until ``revive``."""
+    fake = FakeBotAPI()
+    async with fake.application_builder().build() as app:
+        fake.add_chat(-100, title="Group")
+        await app.bot.send_message(-100, "one")
+        fake.crash_at(2)
+        await app.bot.send_message(-100, "two")
+        with pytest.raises(Crashed):
+            await app.bot.send_message(-100, "three")  # Telegram has it, the bot never knows
+        with pytest.raises(Crashed):
+            await app.bot.send_message(-100, "four")  # the process is dead
+        assert fake.crashed and fake.crash_call is not None and fake.crash_call.ok
+        assert [m.text for m in fake.messages(-100)] == ["one", "two", "three"]
+        fake.revive()
+        fake.crash_at(1, delivered=False)
+        with pytest.raises(Crashed):
+            await app.bot.send_message(-100, "five")  # never reached Telegram
+        assert fake.crash_call is not None and not fake.crash_call.ok
+        fake.revive()
+        await app.bot.send_message(-100, "six")
+        assert [m.text for m in fake.messages(-100)] == ["one", "two", "three", "six"]
+
+
 async def test_crash_during_every_call(stores: tuple[str, StoreFactory], seed: int) -> None:
     kind, reopen = stores
     ref = await reference_game(reopen, seed)
