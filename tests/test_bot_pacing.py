@@ -1,12 +1,34 @@
-"""Pacing: the real AIORateLimiter keeps every group within Telegram's 20 calls a minute."""
+"""Pacing: the bot keeps every group within Telegram's 20 calls a minute, across a restart."""
 
 from __future__ import annotations
 
+import asyncio
+import random
+from pathlib import Path
+
 import pytest
 
-from shbot.storage import Store
-from tests.botplay import check_game, game_stats, play_planned, running_bot
-from tests.harness import Harness, make_users
+from shbot.bot import callbacks as cb
+from shbot.bot.app import build_application
+from shbot.bot.config import Config
+from shbot.devtools.fake_telegram import GROUP_LIMITED_METHODS
+from shbot.storage import Store, open_store
+from shbot.table.model import Table
+from tests.botplay import (
+    Bot,
+    button_data,
+    check_calls_valid,
+    check_game,
+    game_stats,
+    lobby_message,
+    play_planned,
+    private_kind,
+    running_bot,
+    step_message,
+)
+from tests.botrestart import Restarts, StoreFactory
+from tests.fake_telegram import FakeBotAPI, FakeChat
+from tests.harness import FakeUser, Harness, make_users
 
 
 @pytest.mark.looptime
@@ -93,3 +115,197 @@ async def test_strict_fake_refuses_calls_over_telegrams_limits_like_telegram() -
 
 
 GROUP_METHODS = ("sendMessage", "editMessageText", "editMessageReplyMarkup")
+
+
+# ------------------------------------------------------------------ a restart with a full window
+
+
+class PacedRestarts(Restarts):
+    """Restarts (``tests/botrestart.py``) of a bot with its pacing on: PTB's limiter and the
+    outbox's pacer, over a fake Bot API that answers 429 like Telegram (``strict_limits``).
+
+    The pacer stores wall-clock call times with each game and restores the group windows
+    from them after a restart. Under a virtual clock the wall clock does not move with the
+    loop, so here the pacer's wall clock is the loop's: stored times and the windows agree
+    as they do in production."""
+
+    def __init__(self, reopen: StoreFactory) -> None:
+        super().__init__(reopen, FakeBotAPI(strict_limits=True))
+
+    async def start(self) -> Bot:
+        store = self.reopen()
+        config = Config(token=self.fake.token, timers="off")
+        app = build_application(config, store, request=self.fake, menus=False)
+        loop = asyncio.get_running_loop()
+        app.bot_data["svc"].outbox.pacer.wall = loop.time
+        h = Harness(app, self.fake)
+        h._update_ids = self._update_ids
+        h._query_ids = self._query_ids
+        await h.__aenter__()
+        assert app.post_init is not None
+        await app.post_init(app)  # the recovery: windows seeded, owed messages delivered
+        return Bot(self.fake, h, store, app)
+
+
+async def busy_lobby(bot: Bot, users: list[FakeUser], rng: random.Random) -> FakeChat:
+    """A lobby whose group has used its minute: people join, then leave and join again, a
+    fraction of a second apart, until the group got 20 calls within the last 60 s."""
+    h, fake, loop = bot.h, bot.fake, asyncio.get_running_loop()
+    group = h.group(creator=users[0], members=users[1:])
+    for user in users:
+        await h.command(user, user, "/start", wait=False)
+        await asyncio.sleep(rng.uniform(0.3, 0.6))
+    await h.command(users[0], group, "/newgame")
+    lobby = lobby_message(bot, group)
+    join, leave = button_data(lobby, cb.JOIN), button_data(lobby, cb.LEAVE)
+    for user in users[1:]:
+        await asyncio.sleep(rng.uniform(0.3, 0.6))
+        await h.press(user, lobby, data=join)
+    while len(limited_calls(fake, group.id, loop.time() - 60)) < 20:
+        user = rng.choice(users[1:])
+        for data in (leave, join):
+            await asyncio.sleep(rng.uniform(0.3, 0.6))
+            await h.press(user, lobby, data=data)
+    return group
+
+
+def limited_calls(fake: FakeBotAPI, chat_id: int, since: float) -> list[float]:
+    return [
+        c.time
+        for c in fake.calls
+        if c.ok
+        and c.chat_id == chat_id
+        and c.method.lower() in GROUP_LIMITED_METHODS
+        and c.time >= since
+    ]
+
+
+@pytest.mark.looptime
+async def test_a_crash_with_full_windows_and_messages_owed_earns_no_429(tmp_path: Path) -> None:
+    """Three groups fill their minute (20 calls) in the lobby, then start at once: the start
+    owes each group its lobby, board and Round 1 messages (and the roles), which the pacer
+    holds back. The bot crashes with all that owed. The new process restores the group
+    windows from the call times stored with each game: no 429 in the first minute (nor
+    later), and everything owed arrives. (SQLite: Redis's socket timeouts would run on the
+    virtual clock.)"""
+    path = str(tmp_path / "shbot.sqlite3")
+    restarts = PacedRestarts(lambda: open_store(sqlite_path=path))
+    bot = await restarts.start()
+    loop = asyncio.get_running_loop()
+    fake = bot.fake
+    try:
+        tables = [make_users(7), make_users(8), make_users(10)]
+        groups = list(
+            await asyncio.gather(
+                *(busy_lobby(bot, users, random.Random(i)) for i, users in enumerate(tables))
+            )
+        )
+        lobbies = [lobby_message(bot, g) for g in groups]
+        starts = [
+            bot.h.press(users[0], lobby, data=button_data(lobby, cb.START))
+            for users, lobby in zip(tables, lobbies, strict=True)
+        ]
+        await asyncio.gather(*starts)
+        await asyncio.sleep(1.0)
+        for group in groups:
+            assert len(limited_calls(fake, group.id, loop.time() - 60)) == 20, "window not full"
+            table = await bot.table(group)
+            assert table is not None and table.game is not None
+            held = {"lobby", "board", "round:1"} - set(table.shown)
+            assert held == {"board", "round:1"} and held <= set(table.owed), "nothing held back"
+        restarted = loop.time()
+        await restarts.restart(bot, crash=True)  # recovers, and waits for what it owes
+        await bot.settle()
+
+        refused = [c for c in fake.calls if c.status == 429]
+        assert not refused, [(c.method, c.chat_id, c.time - restarted) for c in refused]
+        for group, users in zip(groups, tables, strict=True):
+            window = fake.max_calls_in_window(group.id, 60, methods=GROUP_LIMITED_METHODS)
+            assert window <= 20, f"{window} calls in a minute in {group.id}"
+            after = limited_calls(fake, group.id, restarted)
+            assert len(after) >= 3, f"{group.id} got {after} after the restart"
+            assert after[0] - restarted > 5, "the group's full window was not waited for"
+            table = await bot.table(group)
+            assert table is not None and table.game is not None
+            assert table.owed == {}, f"still owed after the restart: {table.owed}"
+            check_started_on_screen(bot, group, users, table)
+        check_calls_valid(fake)
+        restarts.assert_no_errors(bot)
+    finally:
+        await restarts.stop(bot)
+
+
+def check_started_on_screen(bot: Bot, group: FakeChat, users: list[FakeUser], table: Table) -> None:
+    """The group shows the closed lobby, the board and Round 1 with its buttons; every
+    player got their role once."""
+    fake = bot.fake
+    assert step_message(fake, group.id, table, frozenset({cb.NOMINATE})) is not None
+    assert "board" in table.shown and not fake.message(group.id, table.shown["board"]).deleted
+    lobby = fake.message(group.id, table.shown.get("lobby", lobby_message_id(bot, group)))
+    assert lobby.buttons() == [], "the lobby still offers Join and Start"
+    for user in users:
+        roles = [m for m in fake.messages(user.id) if private_kind(m.text) == "role"]
+        assert len(roles) == 1, f"{user.first_name} got {len(roles)} role messages"
+
+
+def lobby_message_id(bot: Bot, group: FakeChat) -> int:
+    return bot.fake.messages(group.id)[0].message_id
+
+
+async def chatty_lobby(bot: Bot, users: list[FakeUser], rng: random.Random) -> FakeChat:
+    """A lobby that filled, then people asked for /help in the group until the group got
+    20 calls within the last 60 s (the bot's replies are not game state)."""
+    h, fake, loop = bot.h, bot.fake, asyncio.get_running_loop()
+    group = h.group(creator=users[0], members=users[1:])
+    for user in users:
+        await h.command(user, user, "/start", wait=False)
+        await asyncio.sleep(rng.uniform(0.3, 0.6))
+    await h.command(users[0], group, "/newgame")
+    lobby = lobby_message(bot, group)
+    for user in users[1:]:
+        await asyncio.sleep(rng.uniform(0.3, 0.6))
+        await h.press(user, lobby, data=button_data(lobby, cb.JOIN))
+    while len(limited_calls(fake, group.id, loop.time() - 60)) < 20:
+        await asyncio.sleep(rng.uniform(0.5, 1.0))
+        await h.command(rng.choice(users), group, "/help")
+    return group
+
+
+@pytest.mark.looptime
+async def test_a_crash_after_replies_to_commands_earns_no_429(tmp_path: Path) -> None:
+    """The last calls before the crash are replies to commands (and the edit of the lobby
+    after the last join): calls the group's window counts but whose times no commit has
+    saved yet. The new process must not take the window for empty: no 429, and the game
+    starts and its messages arrive."""
+    path = str(tmp_path / "shbot.sqlite3")
+    restarts = PacedRestarts(lambda: open_store(sqlite_path=path))
+    bot = await restarts.start()
+    loop = asyncio.get_running_loop()
+    fake = bot.fake
+    try:
+        tables = [make_users(6), make_users(9)]
+        groups = list(
+            await asyncio.gather(
+                *(chatty_lobby(bot, users, random.Random(i)) for i, users in enumerate(tables))
+            )
+        )
+        await bot.settle()
+        restarted = loop.time()
+        await restarts.restart(bot, crash=True)
+        for users, group in zip(tables, groups, strict=True):
+            lobby = lobby_message(bot, group)
+            await bot.h.press(users[0], lobby, data=button_data(lobby, cb.START))
+        await bot.settle()
+
+        refused = [c for c in fake.calls if c.status == 429]
+        assert not refused, [(c.method, c.chat_id, c.time - restarted) for c in refused]
+        for group, users in zip(groups, tables, strict=True):
+            window = fake.max_calls_in_window(group.id, 60, methods=GROUP_LIMITED_METHODS)
+            assert window <= 20, f"{window} calls in a minute in {group.id}"
+            table = await bot.table(group)
+            assert table is not None and table.game is not None
+            assert table.owed == {}, f"still owed: {table.owed}"
+            check_started_on_screen(bot, group, users, table)
+        restarts.assert_no_errors(bot)
+    finally:
+        await restarts.stop(bot)
