@@ -280,6 +280,22 @@ class Outbox:
                 return
         if state.plain.get(key) is plain:
             del state.plain[key]
+        if plain.chat_id == chat_id and chat_id < 0:
+            await self._save_calls(chat_id)
+
+    async def _save_calls(self, chat_id: int) -> None:
+        """Store the group's recent call times now: a reply is no game state, so no change
+        of the game would carry them, and a restarted bot must see the group's full window."""
+        assert self.svc is not None
+        calls = self._chat(chat_id).unsaved_calls
+        record = self.records.get(chat_id)
+        if not calls or record is None:
+            return
+        taken = list(calls)
+        if await self.svc.commit.bookkeep(
+            chat_id, str(record.data.get("gid")), lambda table: table.record_calls(taken)
+        ):
+            del calls[: len(taken)]
 
     async def _send(self, m: Rendered, state: _Chat) -> int:
         """One Bot API call; maps every failure to what the worker does next."""
