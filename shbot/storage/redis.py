@@ -261,7 +261,7 @@ class RedisStore(Store):
             # One retry on a new connection: after Redis restarted, pooled connections it
             # closed fail once; the retry reaches the running server instead of reporting
             # "unavailable" to a player while Redis answers.
-            retry=Retry(NoBackoff(), 1),
+            retry=Retry(NoBackoff(), 1, supported_errors=(RedisConnectionError,)),
             retry_on_error=[RedisConnectionError],
             max_connections=max_connections,
         )

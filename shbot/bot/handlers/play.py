@@ -86,6 +86,11 @@ async def on_game_press(update: Update, context: Ctx) -> None:
         seat = check_press(table, press.game_id, press.step, user.id)
         return play(table, seat, decode(table, press, seat))
 
+    # With several bot processes (or a webhook retry) one press may reach two processes at
+    # once: the store's atomic first-seen mark lets exactly one of them handle (and answer)
+    # it, refusals included; the commit's own record of it (update_key) covers the rest.
+    if not await s.store.first_seen(f"cq:{query.id}"):
+        return
     try:
         outcome = await s.commit.run(chat_id, change, update_key=f"cq:{query.id}")
     except NoGame:
