@@ -215,51 +215,6 @@ class Phases(NamedTuple):
     presses: int = 0  # the updates that were button presses (the rest are commands)
 
 
-class StoreMeter:
-    """Counts what the bot asks of ``store`` while ``on`` (the timed part of a run, so the
-    players' own reads are left out): game writes (``save_game``) and, on Redis, the
-    commands its client sends (a script call counts one, a pipeline its queued commands)."""
-
-    def __init__(self, store: Any) -> None:
-        self.on = False
-        self.saves = 0
-        self.commands = 0
-        save_game = store.save_game
-
-        async def counted_save(record: Any) -> Any:
-            if self.on:
-                self.saves += 1
-            return await save_game(record)
-
-        store.save_game = counted_save
-        client = getattr(store, "_r", None)  # RedisStore's redis.asyncio client
-        if client is not None:
-            self._count_redis(client)
-
-    def _count_redis(self, client: Any) -> None:
-        execute_command, pipeline = client.execute_command, client.pipeline
-
-        async def counted_command(*args: Any, **kwargs: Any) -> Any:
-            if self.on:
-                self.commands += 1
-            return await execute_command(*args, **kwargs)
-
-        def counted_pipeline(*args: Any, **kwargs: Any) -> Any:
-            pipe = pipeline(*args, **kwargs)
-            execute = pipe.execute
-
-            async def counted_execute(*a: Any, **k: Any) -> Any:
-                if self.on:  # MULTI and EXEC are commands too
-                    self.commands += len(pipe.command_stack) + 2 * bool(pipe.is_transaction)
-                return await execute(*a, **k)
-
-            pipe.execute = counted_execute
-            return pipe
-
-        client.execute_command = counted_command
-        client.pipeline = counted_pipeline
-
-
 async def _play_phases(
     driver: Any,
     runs: Sequence[Any],
@@ -267,14 +222,13 @@ async def _play_phases(
     concurrency: int = 1,
     max_phases: int | None = None,
     trim: bool = False,
-    meter: StoreMeter | None = None,
 ) -> Phases:
     """Interleave ``runs``: each phase takes the next update of every unfinished game, feeds
     them ``concurrency`` at a time, then waits for the outbox to deliver. Only feeding and
     delivery are timed; choosing the moves (the players' side) is not.
 
     ``trim`` drops the fake's call log as it goes (memory measurements should see the bot,
-    not the fake's record of every call); ``meter`` counts only while the bot works."""
+    not the fake's record of every call)."""
     from shbot.devtools.driver import NotReady
 
     updates = phases = stalls = presses = 0
@@ -302,8 +256,6 @@ async def _play_phases(
             await driver.settle(60)
             continue
         stalls = 0
-        if meter is not None:
-            meter.on = True
         start = time.perf_counter()
         for i in range(0, len(batch), concurrency):
             chunk = batch[i : i + concurrency]
@@ -313,8 +265,6 @@ async def _play_phases(
                 await asyncio.gather(*(driver.feed(p) for p in chunk))
         await driver.settle(120)
         seconds += time.perf_counter() - start
-        if meter is not None:
-            meter.on = False
         updates += len(batch)
         presses += sum("callback_query" in payload for payload in batch)
         phases += 1
@@ -336,13 +286,16 @@ BOT_GAMES = 20
 BOT_CONCURRENCY = (1, 16)
 BOT_TARGET_UPS = 500
 BOT_TARGET_P99_MS = 20.0
+BOT_TARGET_TRIPS = 4.0
+BOT_COMPARE_ROUNDS = 3
 
 
 async def bench_bot(games: int, seed: int = 0) -> list[Row]:
     """Updates per second and latency per update through the real Application, on SQLite
     and on a real Redis, ``games`` 7-player games at once, fed one at a time (latency is
-    then the service time) and 16 at a time (what one process can absorb)."""
-    from shbot.devtools.driver import GameRun, make_users
+    then the service time) and 16 at a time (what one process can absorb); with what the
+    bot asks of the store (:func:`shbot.bench_compare.measure`)."""
+    from shbot.bench_compare import measure
     from shbot.devtools.redis_server import NoRedis, redis_url
 
     rows: list[Row] = []
@@ -355,46 +308,35 @@ async def bench_bot(games: int, seed: int = 0) -> list[Row]:
             rows.append(_no_redis_row("bot", str(exc)))
         for kind, url_, where in kinds:
             for concurrency in BOT_CONCURRENCY:
-                async with _store(kind, url_) as store, _running_bot(store) as driver:
-                    meter = StoreMeter(store)
-                    runs = [
-                        GameRun(driver, make_users(BOT_PLAYERS), seed + i) for i in range(games)
-                    ]
-                    done = await _play_phases(driver, runs, concurrency=concurrency, meter=meter)
-                    lat = driver.latencies
-                    row: Row = {
-                        "bench": "bot",
-                        "store": kind,
-                        "redis": where if kind == "redis" else None,
-                        "games": games,
-                        "players": BOT_PLAYERS,
-                        "concurrency": concurrency,
-                        "updates": done.updates,
-                        "seconds": round(done.seconds, 3),
-                        "updates_per_second": round(done.updates / done.seconds, 1),
-                        "p50_ms": _ms(_percentile(lat, 0.5)),
-                        "p99_ms": _ms(_percentile(lat, 0.99)),
-                        "max_ms": _ms(max(lat)),
-                        "bot_calls": driver.fake.count(),
-                        "presses": done.presses,
-                        # Every save_game: the press's commit and the delivery acks after it.
-                        "storage_writes": meter.saves,
-                        "storage_writes_per_press": round(meter.saves / max(1, done.presses), 2),
-                    }
-                    if kind == "redis":
-                        row["redis_commands_per_update"] = round(meter.commands / done.updates, 2)
-                        row["target"] = (
-                            f">= {BOT_TARGET_UPS} updates/s, p99 < {BOT_TARGET_P99_MS:g} ms"
-                        )
-                        row["meets_target"] = (
-                            row["updates_per_second"] >= BOT_TARGET_UPS
-                            and row["p99_ms"] < BOT_TARGET_P99_MS
-                        )
-                    rows.append(row)
+                row: Row = {
+                    "bench": "bot",
+                    "store": kind,
+                    "redis": where if kind == "redis" else None,
+                    "games": games,
+                    "players": BOT_PLAYERS,
+                    "concurrency": concurrency,
+                    **await measure(kind, url_, games, concurrency, seed),
+                }
+                if kind == "redis":
+                    row["target"] = (
+                        f">= {BOT_TARGET_UPS} updates/s (16 in flight), p99 < "
+                        f"{BOT_TARGET_P99_MS:g} ms (one at a time), <= "
+                        f"{BOT_TARGET_TRIPS:g} Redis round trips per press"
+                    )
+                    row["meets_target"] = row["redis_round_trips_per_press"] <= BOT_TARGET_TRIPS
+                    if concurrency == 1:
+                        row["meets_target"] &= row["p99_ms"] < BOT_TARGET_P99_MS
+                    else:
+                        row["meets_target"] &= row["updates_per_second"] >= BOT_TARGET_UPS
+                rows.append(row)
     return rows
 
 
 def _bot_table(rows: list[Row]) -> str:
+    if any(r["bench"] == "bot-compare-summary" for r in rows):
+        from shbot.bench_compare import compare_table
+
+        return compare_table(rows)
     lines = [
         f"{'store':>6} {'conc':>4} {'updates':>7} {'upd/s':>8} {'p50 ms':>7} {'p99 ms':>7} "
         f"{'writes/press':>12} {'redis cmds/upd':>14}"
@@ -416,6 +358,11 @@ def _bot_table(rows: list[Row]) -> str:
 
 @register("bot", "updates/s, p50/p99 latency through the Application (SQLite, Redis)", _bot_table)
 def _bot(args: argparse.Namespace) -> list[Row]:
+    if args.before:
+        from shbot.bench_compare import compare
+
+        rounds = args.rounds or BOT_COMPARE_ROUNDS
+        return compare(args.before, args.games or BOT_GAMES, args.seed, rounds)
     return asyncio.run(bench_bot(args.games or BOT_GAMES, args.seed))
 
 
@@ -913,6 +860,20 @@ def add_parser(commands: Any) -> None:
         type=_players,
         default=None,
         help="player counts for engine and messages, N or N-M (default: 5,7,10 and 5-10)",
+    )
+    parser.add_argument(
+        "--before",
+        metavar="PATH",
+        default=None,
+        help="bot only: also measure the shbot checkout at PATH (e.g. a git worktree of an "
+        "older commit), interleaved with this one, on Redis; prints medians and ratios",
+    )
+    parser.add_argument(
+        "--rounds",
+        type=_positive_int,
+        default=None,
+        help=f"with --before: rounds of (before, after) per concurrency "
+        f"(default {BOT_COMPARE_ROUNDS})",
     )
     parser.set_defaults(handler=run)
 
