@@ -37,7 +37,7 @@ every ``BETWEEN_STRIDE``-th action.
 
 Speed: games run at full speed (no pacing, no rate limiter, no timers), one game takes
 about 0.3 s, so every N on both stores in every way of dying would take about six minutes.
-Hence: SQLite dies during every call (every N: about 80 s); Redis, and the other ways of
+Hence: SQLite dies during every call (every N: 80 to 100 s); Redis, and the other ways of
 dying on both stores, take every stride-th N (``DURING``, ``BEFORE``, ``STORE_OPS``), each
 store at other offsets, plus the first call of each kind (a role, a hand, a round message,
 an answer, ...) and the last, so that every kind of call is covered on both stores.
