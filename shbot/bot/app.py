@@ -130,7 +130,8 @@ async def recover(app: Application[Any, Any, Any, Any, Any, Any]) -> int:
         else:
             for user_id in players:  # idempotent; a player busy elsewhere stays there
                 await s.store.claim_player(user_id, record.chat_id)
-        s.outbox.pacer.seed(record.chat_id, table.calls)
+        replies = (await s.store.get_group(record.chat_id)).get("reply_calls", [])
+        s.outbox.pacer.seed(record.chat_id, [*table.calls, *map(float, replies)])
         s.outbox.committed(record.chat_id, record)
         jobs.arm(app, record.chat_id, table)
     log.info("recovered %d active games", count)

@@ -65,6 +65,8 @@ class _Chat:
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     plain: dict[str, Plain] = field(default_factory=dict)
     unsaved_calls: list[float] = field(default_factory=list)
+    unsaved_replies: list[float] = field(default_factory=list)
+    reply_calls: list[float] = field(default_factory=list)
     retry_at: float = 0.0
     attempts: int = 0
     task: asyncio.Task[None] | None = None
@@ -284,18 +286,19 @@ class Outbox:
             await self._save_calls(chat_id)
 
     async def _save_calls(self, chat_id: int) -> None:
-        """Store the group's recent call times now: a reply is no game state, so no change
-        of the game would carry them, and a restarted bot must see the group's full window."""
+        """Store the group's recent reply times with the group's settings (not the game: a
+        reply changes no game, and a refused command must leave the game untouched), so a
+        restarted bot sees the group's full window (``recover`` seeds the pacer from both)."""
         assert self.svc is not None
-        calls = self._chat(chat_id).unsaved_calls
-        record = self.records.get(chat_id)
-        if not calls or record is None:
-            return
-        taken = list(calls)
-        if await self.svc.commit.bookkeep(
-            chat_id, str(record.data.get("gid")), lambda table: table.record_calls(taken)
-        ):
-            del calls[: len(taken)]
+        state = self._chat(chat_id)
+        if state.unsaved_calls:  # the reply's own call: stored here, not with the game
+            state.unsaved_replies.append(state.unsaved_calls.pop())
+        state.reply_calls = [*state.reply_calls, *state.unsaved_replies][-20:]
+        state.unsaved_replies.clear()
+        try:
+            await self.svc.store.update_group(chat_id, {"reply_calls": state.reply_calls})
+        except StoreError:
+            log.warning("could not store the reply times of %s", chat_id)
 
     async def _send(self, m: Rendered, state: _Chat) -> int:
         """One Bot API call; maps every failure to what the worker does next."""
