@@ -87,6 +87,9 @@ class Outbox:
         self._seq = 0
         # What each message shows now, so an edit that would change nothing costs no call.
         self._content: dict[tuple[int, int], tuple[str, object]] = {}
+        # The parsed table of each group's newest record (see _table); the data object is
+        # kept with it, so its identity cannot be reused while cached.
+        self._parsed: dict[int, tuple[dict[str, Any], Table]] = {}
         self._idle = asyncio.Event()
         self._idle.set()
         self.on_idle: Callable[[], Awaitable[None]] | None = None
@@ -148,7 +151,7 @@ class Outbox:
             while True:
                 state.wake.clear()
                 record = await self._record(chat_id)
-                table = Table.from_dict(record.data) if record is not None else None
+                table = self._table(record)
                 choice, wait = self._choose(chat_id, table, state)
                 if choice is None and wait is None:
                     if table is not None and table.ending and record is not None:
@@ -185,10 +188,23 @@ class Outbox:
         except Exception:  # a worker must never die silently with work behind it
             log.exception("delivery worker for %s failed", chat_id)
         finally:
+            self._parsed.pop(chat_id, None)  # idle groups keep no parsed table
             if state.task is asyncio.current_task():
                 state.task = None
             if all(s.task is None or s.task.done() for s in self._chats.values()):
                 self._idle.set()
+
+    def _table(self, record: GameRecord | None) -> Table | None:
+        """The record's table, parsed once per version of the record's data (the worker
+        looks at it before every message it sends)."""
+        if record is None:
+            return None
+        cached = self._parsed.get(record.chat_id)
+        if cached is not None and cached[0] is record.data:
+            return cached[1]
+        table = Table.from_dict(record.data)
+        self._parsed[record.chat_id] = (record.data, table)
+        return table
 
     async def _record(self, chat_id: int) -> GameRecord | None:
         record = self.records.get(chat_id)
@@ -404,9 +420,10 @@ class Outbox:
 
         self.mine.get(chat_id, set()).discard((slot, seq))
         record = self.records.get(chat_id)
-        if keep and mid is not None and record is not None and mid == _shown(record, slot):
-            # An edit of a known message: recorded in the cached record and saved with the
-            # next commit (it rides in that write); lost in a crash, it costs one no-op edit.
+        if mid is not None and record is not None and mid == _shown(record, slot):
+            # An edit of a known message (its last one too: a prompt answered, a round
+            # closed): recorded in the cached record and saved with the next commit (it rides
+            # in that write); lost in a crash, it costs one no-op edit.
             table = Table.from_dict(record.data)
             if table.gid == gid:
                 change(table)
