@@ -44,7 +44,7 @@ from shbot.i18n import Translator, translator
 from shbot.storage import GameRecord, Store, open_store
 from shbot.table.model import Table
 from tests.fake_telegram import Call, FakeBotAPI, FakeChat, JSONDict, StoredMessage
-from tests.harness import FakeUser, Harness
+from tests.harness import FakeUser, Harness, refused
 from tests.redis_server import RedisServer
 
 AnyApp = Any  # Application[...] with six type parameters; nothing here depends on them
@@ -534,7 +534,7 @@ async def press_move(bot: Bot, turn: Turn, op: str, arg: str | None, *, settle: 
     if settle:
         await bot.settle()
     answer = bot.h.answer(query_id)
-    assert not answer.show_alert, f"the bot refused {data} by seat {turn.seat}: {answer.text}"
+    assert not refused(answer), f"the bot refused {data} by seat {turn.seat}: {answer.text}"
     return query_id
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from types import TracebackType
@@ -106,6 +107,36 @@ def new_group_id() -> int:
 
 # A chat: the FakeChat, its id, or a FakeUser for that user's private chat.
 ChatRef = FakeChat | int | FakeUser
+
+
+def _accepted_texts() -> frozenset[str | None]:
+    """Every answer that tells a presser their press went through, in every language: since
+    refusals are toasts too (not pop-ups), this is how a test tells the two apart."""
+    from shbot.bot.refusals import answer_text
+    from shbot.i18n import LANGUAGES, PSEUDO, translator
+
+    texts: set[str | None] = {None}
+    for lang in (*LANGUAGES, PSEUDO):
+        t = translator(lang)
+        texts.update(answer_text(t, code) for code in ("joined", "left", "vote_ja", "vote_nein"))
+    return frozenset(texts)
+
+
+ACCEPTED = _accepted_texts()
+
+
+#: How a late or out-of-turn press is told what is happening instead (English).
+LATE = re.compile(
+    r"Too late: (\u2068[^\u2068\u2069]+\u2069 (is choosing a Chancellor now|already nominated "
+    r"\u2068[^\u2068\u2069]+\u2069 — vote below|and \u2068[^\u2068\u2069]+\u2069 are in "
+    r"session now)|President \u2068[^\u2068\u2069]+\u2069 is using a power now)\."
+)
+NOT_TURN = re.compile(r"It's \u2068[^\u2068\u2069]+\u2069's turn, not yours\.")
+
+
+def refused(answer: CallbackAnswer) -> bool:
+    """The press was refused: a pop-up, or a toast that is not one of the accepted answers."""
+    return answer.show_alert or answer.text not in ACCEPTED
 
 
 class Harness:
@@ -359,6 +390,9 @@ class Harness:
     def private_messages(self, user: FakeUser) -> list[StoredMessage]:
         """What the bot sent ``user`` privately (not deleted), oldest first."""
         return self.fake.messages(user.id)
+
+    def refused(self, query_id: str) -> bool:
+        return refused(self.answer(query_id))
 
     def answer(self, query_id: str) -> CallbackAnswer:
         """The bot's answer to one callback query."""

@@ -81,7 +81,7 @@ from tests.botplay import (
 )
 from tests.botrestart import Restarts, StoreFactory, blackhole
 from tests.fake_telegram import NOT_MODIFIED, Call, FakeBotAPI, FakeChat, JSONDict
-from tests.harness import FakeUser, make_users
+from tests.harness import FakeUser, make_users, refused
 from tests.redis_server import RedisServer
 
 T = TypeVar("T")
@@ -309,7 +309,7 @@ async def play_game(run: Run, between: Callable[[int], bool] | None = None) -> T
         if not died:
             assert query is not None
             answer = bot.h.answer(query)
-            assert not answer.show_alert, f"the bot refused {data}: {answer.text}"
+            assert not refused(answer), f"the bot refused {data}: {answer.text}"
             continue
         after = await bot.table(group)
         if not (

@@ -58,7 +58,7 @@ from tests.botplay import (
 )
 from tests.botrestart import StoreFactory, reopen, restartable_bot  # noqa: F401
 from tests.fake_telegram import FakeChat
-from tests.harness import FakeUser, make_users, new_group_id
+from tests.harness import FakeUser, make_users, new_group_id, refused
 from tests.redis_server import RedisServer
 from tests.test_bot_outage import UNAVAILABLE, outage_store  # noqa: F401
 
@@ -413,7 +413,7 @@ async def test_presses_while_redis_is_down_change_nothing_and_the_game_resumes(
             start_redis(restartable_redis)
         for query in (discard, role):
             answer = h.answer(query)
-            assert answer.show_alert and answer.text == UNAVAILABLE, answer
+            assert refused(answer) and answer.text == UNAVAILABLE, answer
         assert h.last(group).text == UNAVAILABLE
         after = await bot.record(group)
         assert after is not None and (after.version, after.data) == (before.version, before.data)
@@ -446,7 +446,7 @@ async def test_redis_dying_while_a_game_starts_delays_its_messages_but_loses_non
         bot.fake.before_call = die_on_first_role
         lobby = lobby_message(bot, group)
         start = await bot.h.press(users[0], lobby, data=button_data(lobby, cb.START))
-        assert not bot.h.answer(start).show_alert
+        assert not bot.h.refused(start)
         await asyncio.sleep(1.5)  # the delivery meets the outage
         start_redis(restartable_redis)
         await bot.settle()

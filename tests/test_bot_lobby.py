@@ -26,7 +26,7 @@ from tests.botplay import (
     running_bot,
 )
 from tests.fake_telegram import FakeChat, StoredMessage
-from tests.harness import FakeUser, html_user, make_user, make_users
+from tests.harness import FakeUser, html_user, make_user, make_users, refused
 
 FSI, PDI = "\u2068", "\u2069"
 LOBBY_TITLE = "<b>Secret Hitler</b> — a new game is open."
@@ -184,7 +184,7 @@ async def test_start_refused_below_five_players(bot: Bot) -> None:
     before = await snapshot(bot, group)
     query = await press_lobby(bot, users[0], group, cb.START)
     answer = h.answer(query)
-    assert answer.show_alert
+    assert refused(answer)
     assert answer.text == "A game needs at least 5 players; 4 have joined."
     await h.command(users[0], group, "/startgame")
     assert h.last(group).plain_text == "A game needs at least 5 players; 4 have joined."
@@ -203,7 +203,7 @@ async def test_start_refused_while_someone_is_unreachable(bot: Bot) -> None:
     before = await snapshot(bot, group)
     query = await press_lobby(bot, users[0], group, cb.START)
     answer = h.answer(query)
-    assert answer.show_alert and answer.text is not None
+    assert refused(answer) and answer.text is not None
     assert answer.text.startswith("Waiting for Player5 to open a private chat with me")
     assert await snapshot(bot, group) == before
     assert bot.fake.count("sendMessage", users[4].id, ok=None) == 0, "nothing tried in private"
@@ -223,7 +223,7 @@ async def test_only_the_host_or_an_admin_starts(bot: Bot) -> None:
     await open_game(bot, users[:5], group=group, start=False)
     before = await snapshot(bot, group)
     query = await press_lobby(bot, users[1], group, cb.START)
-    assert h.answer(query).show_alert
+    assert h.refused(query)
     assert h.answer(query).text == "Only the host or a group admin can start the game."
     assert await snapshot(bot, group) == before
     await h.command(admin, group, "/startgame")  # an admin who does not play may start it
@@ -241,7 +241,7 @@ async def test_eleventh_player_is_refused(bot: Bot) -> None:
     await h.command(users[10], users[10], "/start")
     before = await snapshot(bot, group)
     query = await press_lobby(bot, users[10], group, cb.JOIN)
-    assert h.answer(query).show_alert and h.answer(query).text == "The game is full (10 players)."
+    assert h.refused(query) and h.answer(query).text == "The game is full (10 players)."
     await h.command(users[10], group, "/join")
     assert h.last(group).plain_text == "The game is full (10 players)."
     assert await snapshot(bot, group) == before
@@ -267,10 +267,10 @@ async def test_cancel_needs_the_host_or_an_admin_and_a_confirmation(bot: Bot) ->
     # Pressing the host's confirmation is still checked: others are refused.
     query = await h.press(stranger, confirm, text="Yes, cancel it")
     await bot.settle()
-    assert h.answer(query).show_alert
+    assert h.refused(query)
     assert h.answer(query).text == "Only the host or a group admin can cancel the game."
     query = await h.press(users[3], confirm, text="No, keep playing")
-    assert h.answer(query).show_alert, "others cannot dismiss the host's question"
+    assert h.refused(query), "others cannot dismiss the host's question"
     assert bot.fake.message(group.id, confirm.message_id).buttons() == confirm.buttons()
     await h.press(users[0], confirm, text="No, keep playing")
     await bot.settle()
@@ -282,7 +282,7 @@ async def test_cancel_needs_the_host_or_an_admin_and_a_confirmation(bot: Bot) ->
     confirm = h.last(group)
     query = await h.press(admin, confirm, text="Yes, cancel it")
     await bot.settle()
-    assert not h.answer(query).show_alert
+    assert not h.refused(query)
     assert await bot.record(group) is None
     confirm = bot.fake.message(group.id, confirm.message_id)
     assert confirm.plain_text == f"🛑 The game was cancelled by {FSI}Admin{PDI}."
@@ -334,7 +334,7 @@ async def test_a_player_of_a_running_game_cannot_join_another(bot: Bot) -> None:
     group_b = await new_lobby(bot, host_b, [users[1]])
     before = await snapshot(bot, group_b)
     query = await press_lobby(bot, users[1], group_b, cb.JOIN)
-    assert h.answer(query).show_alert
+    assert h.refused(query)
     assert h.answer(query).text == "You are already playing in another group."
     await h.command(users[1], group_b, "/join")
     assert h.last(group_b).plain_text == "You are already playing in another group."
@@ -414,10 +414,10 @@ async def test_my_role_button_answers_privately(bot: Bot) -> None:
     for seat, user in enumerate(users):
         query = await h.press(user, board, text="🂠 My role")
         answer = h.answer(query)
-        assert answer.show_alert and answer.text is not None
+        assert refused(answer) and answer.text is not None
         assert answer.text.startswith(expected[table.game.roles[seat]]), answer.text
     query = await h.press(stranger, board, text="🂠 My role")
-    assert h.answer(query).show_alert
+    assert h.refused(query)
     assert h.answer(query).text == "You are not playing in this game."
     await bot.settle()
     assert len(bot.fake.calls_to(chat_id=group.id, ok=None)) == group_calls, "nothing in public"

@@ -26,7 +26,7 @@ from tests.botplay import (
     play_planned,
     running_bot,
 )
-from tests.harness import make_user, make_users
+from tests.harness import make_user, make_users, refused
 from tests.redis_server import RedisServer
 
 UNAVAILABLE = "⚠️ I am temporarily unavailable. Please try again in a moment."
@@ -92,7 +92,7 @@ async def test_game_goes_on_after_redis_was_down(
             h.errors.clear()
         for user, answer in zip(pressed, answers, strict=True):
             t = translator(user.language_code or "en")
-            assert answer.show_alert and answer.text == t._(UNAVAILABLE), answer
+            assert refused(answer) and answer.text == t._(UNAVAILABLE), answer
         assert answers[1].text != UNAVAILABLE, "the Japanese player got English"
         assert board_reply.text == translator("ja")._(UNAVAILABLE)
         # /help needs no store (the language is cached): it keeps working.

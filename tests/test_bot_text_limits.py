@@ -309,6 +309,10 @@ def worst_values(t: Translator) -> dict[str, str]:
         "policy": max((r.policy_short(t, p) for p in (LIBERAL, FASCIST)), key=len),
         "role": max((r.role_name(t, x) for x in (LIBERAL, FASCIST, HITLER)), key=len),
         "hitler": "W" * 16,
+        # A player's name: MAX_NAME characters, isolated (FSI ... PDI) against bidi reordering.
+        "name": "W" * (MAX_NAME + 2),
+        "president": "W" * (MAX_NAME + 2),
+        "chancellor": "W" * (MAX_NAME + 2),
     }
 
 

@@ -64,8 +64,9 @@ class Commit:
                 seq = table.seq
                 try:
                     outcome = change(table)
-                except Refusal:
+                except Refusal as refusal:
                     if fresh or update_key is None:
+                        refusal.table = table
                         raise
                     fresh = True  # judged on a cached copy: another process may be ahead
                     continue

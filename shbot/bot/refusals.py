@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from shbot.engine import Reason
+from shbot.engine import Phase, Reason
 from shbot.i18n import N_, Translator
 from shbot.table import Refusal, Table
 
 from . import render as r
 
+PRIVATE_PHASE_VALUES = frozenset(
+    {Phase.PRESIDENT_DISCARD.value, Phase.CHANCELLOR_ENACT.value, Phase.VETO_RESPONSE.value}
+)
 MAX_ALERT = 200  # characters in a callback query alert (Telegram)
 
 _PLAIN: dict[str, str] = {
@@ -28,6 +31,7 @@ _PLAIN: dict[str, str] = {
     ),
 }
 
+_OVER = _PLAIN["over"]
 _UNREADY = N_(
     "Waiting for {names} to open a private chat with me (button “Open private "
     "chat”), so that I can send their secret roles."
@@ -37,6 +41,8 @@ _UNREADY = N_(
 def refusal_text(t: Translator, refusal: Refusal, table: Table | None = None) -> str:
     """What the presser is told; fits a callback alert (200 characters)."""
     code, p = refusal.code, refusal.params
+    if code == "step_over" and "phase" in p and table is not None:
+        return step_over_text(t, table, p)
     if code in _PLAIN:
         return t._(_PLAIN[code])
     if code == "too_few":
@@ -53,11 +59,40 @@ def refusal_text(t: Translator, refusal: Refusal, table: Table | None = None) ->
         if len(names) > room:
             names = names[: max(room - 1, 1)] + "…"
         return t._(_UNREADY, names=names)
+    if code == "not_turn" and table is not None and "seat" in p:
+        return t._("It's {name}'s turn, not yours.", name=r.plain_name(table.names(), p["seat"]))
+    if code == "dead":
+        return t._("You were executed: you no longer vote or play in this game.")
     if code == "same_vote":
         return vote_answer(t, bool(p["ja"]))
     if code == "illegal":
         return r.reason_text(t, Reason(p["reason"]))
     return t._("It's not your turn.")
+
+
+def step_over_text(t: Translator, table: Table, p: dict[str, object]) -> str:
+    """A late press told what happened since, in one line (a toast, not a pop-up)."""
+    phase = str(p["phase"])
+    names = table.names()
+    president = r.plain_name(names, p["president"])
+    chancellor = r.plain_name(names, p["chancellor"])
+    if phase == Phase.NOMINATE.value:
+        return t._("Too late: {president} is choosing a Chancellor now.", president=president)
+    if phase == Phase.VOTE.value:
+        return t._(
+            "Too late: {president} already nominated {chancellor} — vote below.",
+            president=president,
+            chancellor=chancellor,
+        )
+    if phase in PRIVATE_PHASE_VALUES:
+        return t._(
+            "Too late: {president} and {chancellor} are in session now.",
+            president=president,
+            chancellor=chancellor,
+        )
+    if phase == Phase.GAME_OVER.value:
+        return t._(_OVER)
+    return t._("Too late: President {president} is using a power now.", president=president)
 
 
 def vote_answer(t: Translator, ja: bool) -> str:

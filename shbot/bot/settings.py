@@ -109,11 +109,11 @@ async def on_settings_press(context: Ctx, query: CallbackQuery, arg: str) -> Non
     parsed = _parse(arg)
     change = _change(parsed[1]) if parsed else None
     if parsed is None or change is None:
-        await query.answer(t._("This button is not valid."), show_alert=True)
+        await query.answer(t._("This button is not valid."))
         return
     chat_id = parsed[0]
     if not await s.is_admin(chat_id, user.id, fresh=True):
-        await query.answer(t._("Only a group admin can change the settings."), show_alert=True)
+        await query.answer(t._("Only a group admin can change the settings."))
         return
     if "lang" in change:
         await set_language(context, chat_id, True, change["lang"])
@@ -196,6 +196,6 @@ async def on_callback(update: Update, context: Ctx) -> None:
     press = cb.parse(query.data)
     if not isinstance(press, cb.FreePress) or press.op != cb.SETTINGS:
         t = await svc(context).t_user(query.from_user)
-        await query.answer(t._("This button is not valid."), show_alert=True)
+        await query.answer(t._("This button is not valid."))
         return
     await on_settings_press(context, query, press.arg)

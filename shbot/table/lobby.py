@@ -83,7 +83,7 @@ def check_start(table: Table, user_id: int) -> None:
         raise Refusal("too_few", n=count)
     unready = [p.name for p in table.players if not p.ready]
     if unready:
-        raise Refusal("unready", names=unready)
+        raise Refusal("unready", alert=True, names=unready)
 
 
 def start(

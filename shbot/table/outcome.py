@@ -18,11 +18,12 @@ from .model import Table
 class Refusal(Exception):
     """The transition changes nothing; ``code`` says why, ``params`` fill its message."""
 
-    def __init__(self, code: str, *, alert: bool = True, **params: Any) -> None:
+    def __init__(self, code: str, *, alert: bool = False, **params: Any) -> None:
         super().__init__(code)
         self.code = code
-        self.alert = alert
+        self.alert = alert  # a modal pop-up instead of a toast: only for long, vital texts
         self.params = params
+        self.table: Table | None = None  # the table it was judged on (names for the words)
 
 
 @dataclass

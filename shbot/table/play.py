@@ -56,21 +56,28 @@ def check_press(table: Table, gid: str, step: int, user_id: int) -> int:
     if seat is None:
         raise Refusal("not_playing")
     if step != table.step:
-        raise Refusal("step_over")
+        raise Refusal("step_over", **now_params(game))
     return seat
+
+
+def now_params(game: Game) -> dict[str, Any]:
+    """What the table is doing now, so a late press can be told what happened instead."""
+    return {"phase": game.phase.value, "president": game.president, "chancellor": game.chancellor}
 
 
 def play(table: Table, seat: int, action: Action) -> Outcome:
     """Apply a person's ``action`` for ``seat`` (already checked by :func:`check_press`)."""
     game = table.game
     assert game is not None
+    if not game.alive[seat]:
+        raise Refusal("dead")
     if isinstance(action, Vote) and game.phase is Phase.VOTE:
         if game.votes[seat] == (1 if action.ja else 0):
             raise Refusal("same_vote", alert=False, ja=action.ja)
     elif seat not in game.to_act() and not (
         isinstance(action, Vote) and game.phase is Phase.VOTE and game.alive[seat]
     ):
-        raise Refusal("not_turn")
+        raise Refusal("not_turn", seat=prompt_seat(game))
     table.missed.pop(str(table.at(seat).id), None)
     outcome = advance(table, action)
     if isinstance(action, Vote):

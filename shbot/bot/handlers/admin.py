@@ -84,12 +84,10 @@ async def on_cancel_press(update: Update, context: Ctx) -> None:
     tg = await s.t_group(chat_id)
     table = await current_table(context, chat_id)
     if table is None or table.gid != press.game_id:
-        await query.answer(t._("This button belongs to a game that is over."), show_alert=True)
+        await query.answer(t._("This button belongs to a game that is over."))
         return
     if not await may_manage(context, chat_id, user, table.host):
-        await query.answer(
-            t._("Only the host or a group admin can cancel the game."), show_alert=True
-        )
+        await query.answer(t._("Only the host or a group admin can cancel the game."))
         return
     if press.op == cb.CANCEL_NO:
         await query.answer()
@@ -99,7 +97,7 @@ async def on_cancel_press(update: Update, context: Ctx) -> None:
     try:
         await s.commit.run(chat_id, lambda tb: lobby.cancel(tb, press.game_id, name))
     except (NoGame, Refusal):
-        await query.answer(t._("This game is over."), show_alert=True)
+        await query.answer(t._("This game is over."))
         return
     await query.answer()
     cancelled = tg._("🛑 The game was cancelled by {name}.", name=r.name([name], 0))
@@ -189,16 +187,14 @@ async def on_lang_press(update: Update, context: Ctx) -> None:
     assert isinstance(press, cb.FreePress)
     scope, code = press.arg[:1], press.arg[1:]
     if code not in LANGUAGES or scope not in ("g", "u"):
-        await query.answer(t._("This button is not valid."), show_alert=True)
+        await query.answer(t._("This button is not valid."))
         return
     if scope == "g":
         if not is_group(message.chat):
-            await query.answer(t._("This button is not valid."), show_alert=True)
+            await query.answer(t._("This button is not valid."))
             return
         if not await may_set_group_lang(context, message.chat.id, user):
-            await query.answer(
-                t._("Only a group admin can change the language during a game."), show_alert=True
-            )
+            await query.answer(t._("Only a group admin can change the language during a game."))
             return
         await set_language(context, message.chat.id, True, code)
     else:

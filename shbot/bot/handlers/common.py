@@ -217,7 +217,7 @@ async def answer(
     query: CallbackQuery | None,
     message: Message | None,
     text: str,
-    alert: bool = True,
+    alert: bool = False,
 ) -> None:
     """A plain-text answer: a toast or alert to a press, else a message (escaped: names in
     refusals would otherwise break HTML mode and Telegram would refuse the whole reply). In a

@@ -10,6 +10,7 @@ import logging
 import math
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
+from telegram.error import BadRequest
 
 from shbot import rules_text
 from shbot.i18n import Translator, normalize, translator
@@ -124,7 +125,7 @@ async def on_rules_press(update: Update, context: Ctx) -> None:
     t = await s.t_user(query.from_user)
     press = cb.parse(query.data)
     if not isinstance(press, cb.FreePress) or press.arg not in rules_text.SECTIONS:
-        await query.answer(t._("This button is not valid."), show_alert=True)
+        await query.answer(t._("This button is not valid."))
         return
     tl = await s.t_group(message.chat.id) if is_group(message.chat) else t
     await query.answer()
@@ -209,7 +210,7 @@ async def on_invalid_press(update: Update, context: Ctx) -> None:
     if query is None:
         return
     t = await svc(context).t_user(query.from_user)
-    await query.answer(t._("This button is not valid."), show_alert=True)
+    await query.answer(t._("This button is not valid."))
 
 
 async def on_error(update: object, context: Ctx) -> None:
@@ -217,6 +218,11 @@ async def on_error(update: object, context: Ctx) -> None:
     if isinstance(error, StoreUnavailable):
         log.warning("store unavailable: %s", error)
         await tell_unavailable(update, context)
+        return
+    if isinstance(error, BadRequest) and "query is too old" in error.message.lower():
+        # A press answered twice (a re-delivered update), or after Telegram's 15 s: the
+        # player saw the first answer or none; nothing to repair.
+        log.info("callback query already answered or expired")
         return
     log.error("unhandled error", exc_info=error)
 

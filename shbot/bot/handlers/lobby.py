@@ -341,7 +341,7 @@ async def on_lobby_press(update: Update, context: Ctx) -> None:
     user = query.from_user
     t = await svc(context).t_user(user)
     if not isinstance(press, cb.GamePress):  # no data at all matches every pattern in PTB
-        await query.answer(t._("This button is not valid."), show_alert=True)
+        await query.answer(t._("This button is not valid."))
         return
     chat_id = query.message.chat.id
     if press.op == cb.JOIN:

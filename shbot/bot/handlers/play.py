@@ -86,11 +86,9 @@ async def on_game_press(update: Update, context: Ctx) -> None:
         seat = check_press(table, press.game_id, press.step, user.id)
         return play(table, seat, decode(table, press, seat))
 
-    # With several bot processes (or a webhook retry) one press may reach two processes at
-    # once: the store's atomic first-seen mark lets exactly one of them handle (and answer)
-    # it, refusals included; the commit's own record of it (update_key) covers the rest.
-    if not await s.store.first_seen(f"cq:{query.id}"):
-        return
+    # A press delivered twice (a webhook retry, a restart before Telegram saw the offset)
+    # is applied once: the commit records its id in the same write, and only the first
+    # delivery is answered (Telegram refuses a second answer to one query).
     try:
         outcome = await s.commit.run(chat_id, change, update_key=f"cq:{query.id}")
     except NoGame:
@@ -98,8 +96,8 @@ async def on_game_press(update: Update, context: Ctx) -> None:
         return
     except Refusal as refusal:
         if refusal.code == "duplicate":
-            return  # the same press delivered twice: applied once, answered once
-        table = await current_table(context, chat_id)
+            return
+        table = refusal.table or await current_table(context, chat_id)
         await query.answer(refusal_text(t, refusal, table)[:200], show_alert=refusal.alert)
         return
     text = answer_text(t, outcome.answer)
@@ -110,7 +108,7 @@ async def game_gone(context: Ctx, query: CallbackQuery, chat_id: int | None, gid
     """A press on a game the store does not have: over, or lost (see Services.lost_game)."""
     s = svc(context)
     t = await s.t_user(query.from_user)
-    await query.answer(t._("This button belongs to a game that is over."), show_alert=True)
+    await query.answer(t._("This button belongs to a game that is over."))
     await s.lost_game(chat_id, gid, query.message)
 
 
@@ -129,10 +127,10 @@ async def on_my_role(update: Update, context: Ctx) -> None:
         await game_gone(context, query, chat_id, press.game_id)
         return
     if table.gid != press.game_id or table.game is None:
-        await query.answer(t._("This button belongs to a game that is over."), show_alert=True)
+        await query.answer(t._("This button belongs to a game that is over."))
         return
     seat = table.seat_of(query.from_user.id)
     if seat is None:
-        await query.answer(t._("You are not playing in this game."), show_alert=True)
+        await query.answer(t._("You are not playing in this game."))
         return
     await query.answer(r.role_alert(t, table, seat), show_alert=True)
