@@ -403,8 +403,8 @@ class Harness:
         return [a for a in self.fake.answers if a.user_id == user.id]
 
     def alerts_for(self, user: FakeUser) -> list[str]:
-        """Texts of the pop-up alerts (show_alert=True) ``user`` received."""
-        return [a.text or "" for a in self.answers_for(user) if a.show_alert]
+        """Texts of the refusals ``user`` received (toasts or pop-ups; see :func:`refused`)."""
+        return [a.text or "" for a in self.answers_for(user) if refused(a)]
 
     def assert_no_errors(self) -> None:
         """Fail if a handler or job raised, or the bot called a method the fake lacks."""

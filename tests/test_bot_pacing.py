@@ -311,13 +311,6 @@ async def test_a_crash_after_replies_to_commands_earns_no_429(tmp_path: Path) ->
         await restarts.stop(bot)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="private replies (handlers/common.reply) go straight to the Bot API, outside the "
-    "pacer's overall window; PTB's leaky bucket lets 30 through at once and more within the "
-    "same second: 31 calls, one 429. Fix: post them through the outbox, or count them in "
-    "Pacer.overall",
-)
 @pytest.mark.looptime
 async def test_forty_people_opening_the_private_chat_at_once_earn_no_429(store: Store) -> None:
     """A lobby link shared in a big group: forty people press Start in the private chat at

@@ -87,16 +87,17 @@ async def on_game_press(update: Update, context: Ctx) -> None:
         return play(table, seat, decode(table, press, seat))
 
     # A press delivered twice (a webhook retry, a restart before Telegram saw the offset)
-    # is applied once: the commit records its id in the same write, and only the first
-    # delivery is answered (Telegram refuses a second answer to one query).
+    # is applied once: the commit records its id in the same write. A refused press is not
+    # recorded by any commit: the store's first-seen mark (off the hot path, refusals only)
+    # lets one delivery answer it (Telegram refuses a second answer to one query).
     try:
         outcome = await s.commit.run(chat_id, change, update_key=f"cq:{query.id}")
     except NoGame:
         await game_gone(context, query, chat_id, press.game_id)
         return
     except Refusal as refusal:
-        if refusal.code == "duplicate":
-            return
+        if refusal.code == "duplicate" or not await s.store.first_seen(f"cq:{query.id}"):
+            return  # applied, or refused and answered, by an earlier delivery of it
         table = refusal.table or await current_table(context, chat_id)
         await query.answer(refusal_text(t, refusal, table)[:200], show_alert=refusal.alert)
         return
