@@ -127,7 +127,13 @@ def _bundled_locales() -> Path | None:
 
 def locales_dir() -> Path:
     """The catalog directory: ``$SHBOT_LOCALES``, else the package's, else a checkout's."""
-    override = os.environ.get(LOCALES_ENV)
+    return _locales_dir(os.environ.get(LOCALES_ENV))
+
+
+@functools.cache
+def _locales_dir(override: str | None) -> Path:
+    # Cached: finding the package's folder costs a resource lookup and a stat, and every
+    # message rendered asks. Keyed by the override, so setting $SHBOT_LOCALES still counts.
     if override:
         return Path(override)
     return _bundled_locales() or _SOURCE_LOCALES
@@ -330,8 +336,15 @@ class Translator:
 
 def translator(locale: str) -> Translator:
     """The translator for ``locale`` (normalized; unsupported → English), cached."""
+    return _translator_for(locale, os.environ.get(LOCALES_ENV))
+
+
+@functools.lru_cache(maxsize=64)
+def _translator_for(locale: str, override: str | None) -> Translator:
+    # The hot path (several calls per update): the tag is normalized and the folder found
+    # once per tag and $SHBOT_LOCALES, not per call; bounded, as tags come from users.
     code = PSEUDO if locale == PSEUDO else (normalize(locale) or DEFAULT)
-    return _translator(code, locales_dir())
+    return _translator(code, _locales_dir(override))
 
 
 @functools.cache
@@ -344,6 +357,8 @@ def _translator(code: str, directory: Path) -> Translator:
 def clear_cache() -> None:
     """Forget loaded translators (the next :func:`translator` call re-checks the catalogs)."""
     _translator.cache_clear()
+    _translator_for.cache_clear()
+    _locales_dir.cache_clear()
 
 
 # --------------------------------------------------------------------------- language picker
