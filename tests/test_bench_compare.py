@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from shbot.bench_compare import FIGURES
+from shbot.bench.compare import FIGURES
 from tests.redis_server import RedisServer
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,7 +1,10 @@
-"""The code stays linted, formatted and typed (ruff and mypy, configured in pyproject.toml)."""
+"""The code stays linted, formatted and typed (ruff and mypy, configured in pyproject.toml),
+and the modules of shbot/ import each other without a cycle."""
 
 from __future__ import annotations
 
+import ast
+import graphlib
 import subprocess
 import sys
 from pathlib import Path
@@ -28,3 +31,72 @@ def test_ruff_format_is_clean() -> None:
 def test_mypy_is_clean() -> None:
     result = run("mypy")
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def modules(root: Path) -> dict[str, Path]:
+    """Every module under ``root``/shbot by dotted name (a package by its own name)."""
+    out = {}
+    for path in (root / "shbot").rglob("*.py"):
+        parts = path.relative_to(root).with_suffix("").parts
+        out[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return out
+
+
+def imported(name: str, path: Path, known: dict[str, Path]) -> set[str]:
+    """The modules of ours that ``name`` imports when it runs: imports inside functions
+    count, imports under ``if TYPE_CHECKING:`` do not. ``from pkg import sub`` names the
+    submodule ``pkg.sub``; a module's own package counts only for names defined in it."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+
+    def visit(node: ast.AST) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
+                for other in child.orelse:
+                    visit(other)
+                continue
+            if isinstance(child, ast.Import):
+                found.update(a.name for a in child.names)
+            elif isinstance(child, ast.ImportFrom):
+                stem = child.module or ""
+                if child.level:  # relative: from the package, one level up per extra dot
+                    parts = package.split(".")
+                    parts = parts[: len(parts) - child.level + 1]
+                    stem = ".".join([*parts, *([child.module] if child.module else [])])
+                for alias in child.names:
+                    sub = f"{stem}.{alias.name}"
+                    found.add(sub if sub in known else stem)
+            visit(child)
+
+    visit(ast.parse(path.read_text(encoding="utf-8")))
+    return {t for t in found if t in known and t != name}
+
+
+def import_cycle(root: Path) -> list[str] | None:
+    """One cycle of the import graph of ``root``/shbot, or None when there is none."""
+    known = modules(root)
+    graph = {name: imported(name, path, known) for name, path in known.items()}
+    try:
+        graphlib.TopologicalSorter(graph).prepare()
+    except graphlib.CycleError as exc:
+        return list(exc.args[1])
+    return None
+
+
+def test_the_modules_import_each_other_without_a_cycle() -> None:
+    assert import_cycle(ROOT) is None
+
+
+def test_the_cycle_check_finds_a_cycle(tmp_path: Path) -> None:
+    for module, text in {
+        "shbot/__init__.py": "",
+        "shbot/a.py": "from shbot import b\n",
+        "shbot/b.py": "def f():\n    from .a import x\n",
+        "shbot/c.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import shbot.a\n",
+    }.items():
+        (tmp_path / module).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / module).write_text(text)
+    cycle = import_cycle(tmp_path)
+    assert cycle is not None and set(cycle) == {"shbot.a", "shbot.b"}
+    (tmp_path / "shbot/b.py").write_text("import shbot.c\n")
+    assert import_cycle(tmp_path) is None

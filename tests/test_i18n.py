@@ -303,3 +303,21 @@ def test_compiled_catalogs_are_readable_by_other_users(tmp_path: Path) -> None:
     target = tmp_path / "shbot.mo"
     _write_atomically(target, b"data", 0)
     assert target.stat().st_mode & 0o044 == 0o044
+
+
+def test_translators_follow_a_new_locales_override_without_clearing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The catalog folder is cached per value of $SHBOT_LOCALES, so changing it still counts."""
+    monkeypatch.delenv(i18n.LOCALES_ENV, raising=False)
+    assert translator("fr")._("Overview") == "Présentation"
+    target = tmp_path / "locales"
+    shutil.copytree(ROOT / "locales", target, ignore=shutil.ignore_patterns("*.mo"))
+    fr_po = po(target, "fr")
+    text = fr_po.read_text(encoding="utf-8")
+    fr_po.write_text(text.replace('msgstr "Présentation"', 'msgstr "Aperçu"'), encoding="utf-8")
+    monkeypatch.setenv(i18n.LOCALES_ENV, str(target))
+    assert translator("fr-CA")._("Overview") == "Aperçu"
+    assert i18n.locales_dir() == target
+    monkeypatch.delenv(i18n.LOCALES_ENV)
+    assert translator("fr")._("Overview") == "Présentation"

@@ -46,7 +46,6 @@ import io
 import logging
 import os
 import re
-import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -108,7 +107,7 @@ def normalize(code: str | None) -> str | None:
 
 
 #: A checkout's catalogs: ``locales/`` beside the ``shbot`` package directory.
-_SOURCE_LOCALES = Path(__file__).resolve().parent.parent / "locales"
+_SOURCE_LOCALES = Path(__file__).resolve().parents[2] / "locales"
 _BUNDLED = "locales"  # inside the package: what the wheel's build step writes
 
 
@@ -118,7 +117,7 @@ class CatalogError(RuntimeError):
 
 def _bundled_locales() -> Path | None:
     """``shbot/locales`` of the installed package, if the build put catalogs there."""
-    root = importlib.resources.files(__package__ or "shbot") / _BUNDLED
+    root = importlib.resources.files("shbot") / _BUNDLED
     # Installed from a wheel the package is a directory, so this is a real path; a zipped
     # package (never made by pip) would not be, and falls back like a checkout.
     if isinstance(root, Path) and root.is_dir():
@@ -128,7 +127,13 @@ def _bundled_locales() -> Path | None:
 
 def locales_dir() -> Path:
     """The catalog directory: ``$SHBOT_LOCALES``, else the package's, else a checkout's."""
-    override = os.environ.get(LOCALES_ENV)
+    return _locales_dir(os.environ.get(LOCALES_ENV))
+
+
+@functools.cache
+def _locales_dir(override: str | None) -> Path:
+    # Cached: finding the package's folder costs a resource lookup and a stat, and every
+    # message rendered asks. Keyed by the override, so setting $SHBOT_LOCALES still counts.
     if override:
         return Path(override)
     return _bundled_locales() or _SOURCE_LOCALES
@@ -331,8 +336,15 @@ class Translator:
 
 def translator(locale: str) -> Translator:
     """The translator for ``locale`` (normalized; unsupported → English), cached."""
+    return _translator_for(locale, os.environ.get(LOCALES_ENV))
+
+
+@functools.lru_cache(maxsize=64)
+def _translator_for(locale: str, override: str | None) -> Translator:
+    # The hot path (several calls per update): the tag is normalized and the folder found
+    # once per tag and $SHBOT_LOCALES, not per call; bounded, as tags come from users.
     code = PSEUDO if locale == PSEUDO else (normalize(locale) or DEFAULT)
-    return _translator(code, locales_dir())
+    return _translator(code, _locales_dir(override))
 
 
 @functools.cache
@@ -345,6 +357,8 @@ def _translator(code: str, directory: Path) -> Translator:
 def clear_cache() -> None:
     """Forget loaded translators (the next :func:`translator` call re-checks the catalogs)."""
     _translator.cache_clear()
+    _translator_for.cache_clear()
+    _locales_dir.cache_clear()
 
 
 # --------------------------------------------------------------------------- language picker
@@ -362,72 +376,3 @@ def language_changed_text(code: str) -> str:
     """Confirmation after switching a chat to ``code``, written in the new language."""
     t = translator(code)
     return t._(_CHANGED, language=LANGUAGE_NAMES[normalize(code) or DEFAULT])
-
-
-# --------------------------------------------------------------------------- catalog tool
-
-
-def _update_catalogs(root: Path) -> int:
-    """Re-extract the template, merge it into every catalog, mirror English; print stats.
-
-    Runs the ``pybabel`` commands of docs/translating.md from the project root, keeps the
-    old template when only its creation date would change (fewer merge conflicts), and
-    copies every msgid into the English catalog (the msgids *are* the English text).
-    """
-    from babel.messages.frontend import CommandLineInterface
-    from babel.messages.pofile import read_po, write_po
-
-    os.chdir(root)
-    pot = Path("locales", f"{DOMAIN}.pot")
-    new_pot = pot.with_name(f".{pot.name}.new")
-    cli = CommandLineInterface()
-    cli.run(["pybabel", "-q", "extract", "-F", "pyproject.toml", "-o", str(new_pot), "."])
-
-    def body(path: Path) -> list[str]:
-        lines = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
-        return [line for line in lines if not line.startswith('"POT-Creation-Date:')]
-
-    if body(new_pot) == body(pot):
-        new_pot.unlink()
-    else:
-        new_pot.replace(pot)
-    merge_options = ["--ignore-obsolete", "--previous", "--ignore-pot-creation-date"]
-    cli.run(
-        ["pybabel", "-q", "update", "-i", str(pot), "-d", "locales", "-D", DOMAIN, *merge_options]
-    )
-
-    en_po = Path("locales", DEFAULT, "LC_MESSAGES", f"{DOMAIN}.po")
-    with en_po.open("rb") as source:
-        en = read_po(source)
-    for message in en:
-        if message.id:
-            message.string = message.id
-            message.flags.discard("fuzzy")
-    with en_po.open("wb") as target:
-        write_po(target, en, width=76)
-
-    todo = 0
-    for lang in LANGUAGES:
-        with Path("locales", lang, "LC_MESSAGES", f"{DOMAIN}.po").open("rb") as source:
-            catalog = read_po(source)
-        messages = [m for m in catalog if m.id]
-        fuzzy = sum(1 for m in messages if m.fuzzy)
-        forms = [
-            [m.string] if isinstance(m.string, str) else list(m.string or [""]) for m in messages
-        ]
-        empty = sum(1 for strings in forms if not all(strings))
-        print(f"{lang}: {len(messages)} messages, {empty} untranslated, {fuzzy} fuzzy")
-        todo += fuzzy + empty
-    return 1 if todo else 0
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
-    if args != ["update"]:
-        print("usage: python -m shbot.i18n update   (see docs/translating.md)", file=sys.stderr)
-        return 2
-    return _update_catalogs(_SOURCE_LOCALES.parent)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,0 +1,80 @@
+"""``python -m shbot.i18n update``: the catalog maintenance of docs/translating.md.
+
+Kept apart from the translator (:mod:`shbot.i18n`), which the running bot imports: this
+needs Babel's command line and runs only from a checkout.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from shbot.i18n import _SOURCE_LOCALES, DEFAULT, DOMAIN, LANGUAGES
+
+
+def _update_catalogs(root: Path) -> int:
+    """Re-extract the template, merge it into every catalog, mirror English; print stats.
+
+    Runs the ``pybabel`` commands of docs/translating.md from the project root, keeps the
+    old template when only its creation date would change (fewer merge conflicts), and
+    copies every msgid into the English catalog (the msgids *are* the English text).
+    """
+    from babel.messages.frontend import CommandLineInterface
+    from babel.messages.pofile import read_po, write_po
+
+    os.chdir(root)
+    pot = Path("locales", f"{DOMAIN}.pot")
+    new_pot = pot.with_name(f".{pot.name}.new")
+    cli = CommandLineInterface()
+    cli.run(["pybabel", "-q", "extract", "-F", "pyproject.toml", "-o", str(new_pot), "."])
+
+    def body(path: Path) -> list[str]:
+        lines = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+        return [line for line in lines if not line.startswith('"POT-Creation-Date:')]
+
+    if body(new_pot) == body(pot):
+        new_pot.unlink()
+    else:
+        new_pot.replace(pot)
+    merge_options = ["--ignore-obsolete", "--previous", "--ignore-pot-creation-date"]
+    cli.run(
+        ["pybabel", "-q", "update", "-i", str(pot), "-d", "locales", "-D", DOMAIN, *merge_options]
+    )
+
+    en_po = Path("locales", DEFAULT, "LC_MESSAGES", f"{DOMAIN}.po")
+    with en_po.open("rb") as source:
+        en = read_po(source)
+    for message in en:
+        if message.id:
+            message.string = message.id
+            message.flags.discard("fuzzy")
+    with en_po.open("wb") as target:
+        write_po(target, en, width=76)
+
+    todo = 0
+    for lang in LANGUAGES:
+        with Path("locales", lang, "LC_MESSAGES", f"{DOMAIN}.po").open("rb") as source:
+            catalog = read_po(source)
+        messages = [m for m in catalog if m.id]
+        fuzzy = sum(1 for m in messages if m.fuzzy)
+        forms = [
+            [m.string] if isinstance(m.string, str) else list(m.string or [""]) for m in messages
+        ]
+        empty = sum(1 for strings in forms if not all(strings))
+        print(f"{lang}: {len(messages)} messages, {empty} untranslated, {fuzzy} fuzzy")
+        todo += fuzzy + empty
+    return 1 if todo else 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args != ["update"]:
+        print("usage: python -m shbot.i18n update   (see docs/translating.md)", file=sys.stderr)
+        return 2
+    return _update_catalogs(_SOURCE_LOCALES.parent)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
