@@ -42,10 +42,12 @@ def started(n: int, seed: int = 1, **options: Any) -> tuple[Table, Outcome]:
     return table, start(table, table.host, False, seed, options)
 
 
-def scripted(n: int = 5, *, first: int = 0, timer: int = 0, seed: int = 0) -> Table:
+def scripted(
+    n: int = 5, *, first: int = 0, timer: int = 0, seed: int = 0, deck: str = FLEXIBLE_DECK
+) -> Table:
     """A running table with fixed roles (Hitler last), the flexible deck and president
     ``first``, built directly (as a stored table would be loaded)."""
-    game, _ = Game.new(n, seed, roles=ROLES[n], deck=FLEXIBLE_DECK, first_president=first)
+    game, _ = Game.new(n, seed, roles=ROLES[n], deck=deck, first_president=first)
     table = Table(
         gid="g1",
         host=100,

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from shbot.engine import Discard, Kind, Nominate, Phase, Vote
+from shbot.engine import AnswerVeto, Discard, Execute, Kind, Nominate, Phase, ProposeVeto, Vote
 from shbot.players import default_action
 from shbot.table import GROUP, Outcome, Table
 from shbot.table.lobby import cancel
@@ -22,7 +22,17 @@ from shbot.table.timers import (
     waiting_for,
 )
 
-from .table_helpers import elect, game_of, lobby, press, refused, scripted, started, uid
+from .table_helpers import (
+    elect,
+    fascist_round,
+    game_of,
+    lobby,
+    press,
+    refused,
+    scripted,
+    started,
+    uid,
+)
 
 
 def timed(first: int = 0) -> Table:
@@ -196,3 +206,30 @@ def test_missed_deadlines_count_in_a_row_and_a_press_forgets_them() -> None:
     assert ABSENT_AFTER == 2
     press(table, 4, Vote(4, True))
     assert table.missed == {}
+
+
+def test_an_unanswered_veto_is_refused() -> None:
+    table = scripted(timer=60, deck="LFF" * 6)
+    for _ in range(5):  # five Fascist policies; the 4th and 5th each execute a Liberal
+        fascist_round(table)
+        game = game_of(table)
+        if game.phase is Phase.EXECUTION:
+            victim = next(
+                s
+                for s in range(5)
+                if game.alive[s] and s != game.president and game.roles[s] == "L"
+            )
+            press(table, game.president, Execute(game.president, victim))
+    elect(table)
+    game = game_of(table)
+    assert game.veto_unlocked and game.alive_count == 3
+    press(table, game.president, Discard(game.president, "L"))
+    press(table, game.chancellor, ProposeVeto(game.chancellor))
+    assert game.phase is Phase.VETO_RESPONSE and waiting_for(table) == [game.president]
+    president, step = game.president, table.step
+    out = fire(table)
+    assert out.action == AnswerVeto(president, False)
+    assert game.phase is Phase.CHANCELLOR_ENACT and table.step == step + 1
+    assert table.owed[f"prompt:{step}"][2]["done"] == ["veto_answer", False]
+    assert table.owed[f"prompt:{step}"][2]["timeout"] == "veto_response"
+    assert table.missed == {str(uid(table, president)): 1}
