@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from shbot.engine import ROLE_COUNTS, Kind, Phase
+from shbot.engine import ROLE_COUNTS, Game, Kind, Phase
 from shbot.table import GROUP, MAX_PLAYERS, MIN_PLAYERS, Player, Table
 from shbot.table.lobby import (
     cancel,
@@ -170,6 +170,8 @@ def test_start_is_seeded_and_arms_the_timer() -> None:
     b, _ = started(7, seed=42, timer=60)
     assert a.game is not None and b.game is not None
     assert a.game.roles == b.game.roles and a.game.president == b.game.president
+    dealt_by_engine, _ = Game.new(7, 42)
+    assert a.game == dealt_by_engine  # the table deals exactly what the engine deals
     assert a.deadline is not None and not a.reminded
     dealt = {tuple(started(7, seed=s)[0].game.roles) for s in range(8)}  # type: ignore[union-attr]
     assert len(dealt) > 1
