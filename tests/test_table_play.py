@@ -251,7 +251,7 @@ def test_the_end_of_the_game_releases_everyone() -> None:
 
 def test_the_step_counts_every_change_of_phase_or_round() -> None:
     table = scripted()
-    moves = [
+    moves: list[tuple[int, Action]] = [
         (0, Nominate(0, 1)),
         *[(s, Vote(s, True)) for s in range(5)],
         (0, Discard(0, "L")),
