@@ -45,15 +45,23 @@ Targeted = Nominate | Investigate | SpecialElection | Execute
 
 DISTRUST = 1.5
 """Ballot threshold: a Liberal votes Nein when a candidate's score reaches this."""
-HITLER_RISK = 0.8
-"""Extra distrust, once 3 Fascist policies are out, for a chancellor who might be Hitler."""
-FORCE = 0.6
+HITLER_RISK = {5: 0.8, 6: 0.0, 7: 1.0, 8: 0.3, 9: 1.5, 10: 0.8}
+"""Extra distrust, once 3 Fascist policies are out, for a chancellor who might be Hitler,
+by player count: the one knob calibrated so that neither side of the heuristic wins far
+more than half the games at any table size (docs/players.md)."""
+TRUST_FLOOR = -1.0
+"""Trust beyond this does not lower the Hitler risk of an unconfirmed chancellor."""
+DESPERATE = 3.0
+"""How much more a Liberal tolerates when one more failed vote enacts a tile blind."""
+HITLER_DESPERATE = 1.0
+"""How much of that tolerance applies to the Hitler risk."""
+FORCE = 1.0
 """How often a Fascist President passes two Fascist tiles to a Liberal (and claims FFF)."""
-BOLD = 0.25
+BOLD = 0.8
 """How often a Fascist Chancellor enacts Fascist over a Liberal's Liberal tile (and lies)."""
-FRAME = 0.4
+FRAME = 0.7
 """How often a Fascist who investigated a Liberal says they are Fascist."""
-BLEND = 0.35
+BLEND = 0.9
 """How often a Fascist votes on a government without teammates as a Liberal would."""
 PULL = 1.0
 """How much a Fascist President prefers a teammate as chancellor."""
@@ -90,11 +98,16 @@ class HeuristicAgent(Reader):
     def _liberal_ballot(self, seat: int, p: int, c: int, score: Callable[[int], float]) -> bool:
         if c == seat:
             return score(p) < KNOWN  # a known Fascist president would exploit me
+        desperate = self.tracker == 2  # one more failed vote enacts a tile blind
         risk = max(score(p) if p != seat else -KNOWN, score(c))
-        if self.maybe_hitler(c):
-            risk += HITLER_RISK
-        threshold = DISTRUST + (0.75 if self.tracker == 2 else 0.0)
-        return risk < threshold
+        if risk >= DISTRUST + (DESPERATE if desperate else 0.0):
+            return False
+        if not self.maybe_hitler(c):
+            return True
+        # A blind tile costs one policy; Hitler elected costs the game.
+        return self._as_chancellor(c, score(c)) < DISTRUST + (
+            HITLER_DESPERATE if desperate else 0.0
+        )
 
     # ---------------------------------------------------------------- actions
 
@@ -136,7 +149,14 @@ class HeuristicAgent(Reader):
             return self._looks(target) - (PULL if target in self.team else 0.0)
         if self.role == HITLER and target in self.partners:
             return self._looks(target) - PULL
-        return self.score(target) + (HITLER_RISK if self.maybe_hitler(target) else 0.0)
+        return self._as_chancellor(target, self.score(target))
+
+    def _as_chancellor(self, seat: int, score: float) -> float:
+        """``score`` as a chancellor: once Hitler can win by election, no track record
+        makes an unconfirmed seat safe (trust counts only down to TRUST_FLOOR)."""
+        if not self.maybe_hitler(seat):
+            return score
+        return max(score, TRUST_FLOOR) + HITLER_RISK[self.n]
 
     def _special_key(self, target: int) -> float:
         """A Fascist's pick for Special Election: a teammate who can then nominate Hitler."""
@@ -158,10 +178,12 @@ class HeuristicAgent(Reader):
         """Whether a Fascist-team seat makes the Fascist play in this session."""
         if self.role == LIBERAL:
             return False
-        if self.fascist >= 5 or partner:
-            return True  # one more Fascist policy wins; a partner covers the claims
+        if self.fascist >= 5:
+            return True  # one more Fascist policy wins
         if self.role == HITLER:
             return False  # Hitler earns trust
+        if partner:
+            return True  # a partner covers the claims
         if self.fascist == 2:
             chance += 0.2  # the third Fascist policy opens Hitler's road
         return self.rng.random() < chance

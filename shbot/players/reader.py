@@ -29,12 +29,14 @@ __all__ = ["KNOWN", "Reader", "contains"]
 
 KNOWN = 10.0
 """Score of a seat whose party this seat knows: +KNOWN Fascist, -KNOWN trusted."""
-ENACT_F = 1.0
+ENACT_F = 0.8
 """Suspicion for each member of a government that enacted a Fascist policy."""
 ENACT_L = 0.6
 """Trust earned by each member of a government that enacted a Liberal policy."""
 VOTE_F = 0.3
 """Suspicion for a Ja vote on a government that then enacted a Fascist policy."""
+VOTE_L = 0.5
+"""Suspicion for a Nein vote on a government that then enacted a Liberal policy."""
 VOTE_BAD = 0.4
 """Suspicion for a Ja vote on a government with a seat this one knows is Fascist."""
 CONFLICT = 2.0
@@ -221,6 +223,9 @@ class Reader:
         if policy == LIBERAL:
             self._add(p, -ENACT_L)
             self._add(c, -ENACT_L)
+            for v, b in enumerate(self.ballots):
+                if b == 0:
+                    self._add(v, VOTE_L)
             return
         self._add(p, ENACT_F)
         self._add(c, ENACT_F)
