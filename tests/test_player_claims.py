@@ -36,7 +36,8 @@ def test_claim_requests_follow_sessions_investigations_and_peeks() -> None:
 
 def truths(events: list[Event]) -> dict[tuple[int, int, ClaimKind], Any]:
     """What each seat really saw, keyed like the claims about it."""
-    rnd, out = 0, {}
+    rnd = 0
+    out: dict[tuple[int, int, ClaimKind], Any] = {}
     for kind, data, to in events:
         if kind is Kind.ROUND_STARTED:
             rnd = data["round"]
