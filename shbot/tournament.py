@@ -65,8 +65,8 @@ def tournament(games: int, players: Sequence[int], seed: int) -> dict[str, Any]:
                 "liberal_edge": round(100 * (liberal - _share(rand_lib, "liberal")), 1),
                 "fascist_edge": round(100 * (fascist - _share(rand_fas, "fascist")), 1),
                 "decisions": len(timings),
-                "p50_ms": round(1000 * _percentile(timings, 0.5), 4),
-                "p99_ms": round(1000 * _percentile(timings, 0.99), 4),
+                "p50_ms": round(1000 * _percentile(timings, 0.5), 6),
+                "p99_ms": round(1000 * _percentile(timings, 0.99), 6),
                 "max_ms": round(1000 * max(timings, default=0.0), 3),
             }
         )
@@ -114,8 +114,8 @@ def tournament_table(result: dict[str, Any]) -> str:
             f"| {r['players']} | {r['liberal']:.1%} | {r['fascist']:.1%} | "
             f"{r['hitler_elected']:.1%} | {r['random_liberals_liberal']:.1%} | "
             f"{r['random_fascists_fascist']:.1%} | {r['liberal_edge']:+.1f} | "
-            f"{r['fascist_edge']:+.1f} | {1000 * r['p50_ms']:.0f} µs | "
-            f"{1000 * r['p99_ms']:.0f} µs | {r['max_ms']:.2f} ms |"
+            f"{r['fascist_edge']:+.1f} | {1000 * r['p50_ms']:.1f} µs | "
+            f"{1000 * r['p99_ms']:.1f} µs | {r['max_ms']:.2f} ms |"
         )
     lines.append("")
     missed = result["missed"]
