@@ -133,6 +133,9 @@ def test_a_liberal_reads_conflicts_admissions_and_lies_told_to_it() -> None:
     session(watcher, 2, 5, 1, FASCIST)
     watcher.hear([Claim(2, 5, ClaimKind.DRAWN, "FFL"), Claim(2, 1, ClaimKind.RECEIVED, "LL")])
     assert watcher.score(1) > 4  # received two Liberals, enacted a Fascist: impossible
+    session(watcher, 3, 6, 2, FASCIST)
+    watcher.hear([Claim(3, 6, ClaimKind.DRAWN, "LFF"), Claim(3, 2, ClaimKind.RECEIVED, "FL")])
+    assert watcher.score(6) < 1 < watcher.score(2)  # any order of tiles; the Chancellor admits
     # As Chancellor it knows what it received: a President claiming a Liberal tile it never
     # passed is a Fascist.
     chancellor = seated()

@@ -256,10 +256,10 @@ class Reader:
             return
         p, c, enacted, peek, my_peek = record[:5]
         if claim.seat == p and claim.kind in (ClaimKind.DRAWN, ClaimKind.NONE):
-            record[5] = claim.policies if claim.kind is ClaimKind.DRAWN else ""
+            record[5] = "".join(sorted(claim.policies)) if claim.kind is ClaimKind.DRAWN else ""
             self._weigh_drawn(p, c, enacted, record[5], peek, my_peek)
         elif claim.seat == c and claim.kind in (ClaimKind.RECEIVED, ClaimKind.NONE):
-            record[6] = claim.policies if claim.kind is ClaimKind.RECEIVED else ""
+            record[6] = "".join(sorted(claim.policies)) if claim.kind is ClaimKind.RECEIVED else ""
             self._weigh_received(p, c, enacted, record[6])
         else:
             return
