@@ -131,6 +131,12 @@ def _add_simulate(commands: Any) -> None:
     p.add_argument("--fascists", choices=names, help="agent for Fascists and Hitler (overrides)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument(
+        "--tournament",
+        action="store_true",
+        help="heuristic vs heuristic, random Liberals, random Fascists: --games games each "
+        "per player count, one table (docs/players.md)",
+    )
+    p.add_argument(
         "--transcript", action="store_true", help="also print the first game move by move"
     )
     p.add_argument(
@@ -140,6 +146,12 @@ def _add_simulate(commands: Any) -> None:
 
 
 def _simulate(args: argparse.Namespace) -> int:
+    if args.tournament:
+        from shbot.tournament import tournament, tournament_table
+
+        result = tournament(args.games, args.players, args.seed)
+        print(json.dumps(result) if args.json else tournament_table(result))
+        return 0
     liberals = args.liberals or args.agents
     fascists = args.fascists or args.agents
     players: list[int] = args.players

@@ -15,13 +15,16 @@ from __future__ import annotations
 import functools
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from shbot.engine import LIBERAL, MAX_PLAYERS, MIN_PLAYERS, Condition, Event, Game, Phase, Winner
+from shbot.engine.claims import Claim
 from shbot.engine.rng import next_u64, seed_state
-from shbot.players import AGENTS, Agent, deliver
+from shbot.players import AGENTS, Agent, ClaimRequest, GameView, claim_requests, deliver, tell
+
+_T = TypeVar("_T")
 
 __all__ = [
     "GameResult",
@@ -49,6 +52,7 @@ class GameResult:
     rounds: int
     actions: int
     events: list[Event] = field(default_factory=list)
+    claims: list[Claim] = field(default_factory=list)
 
 
 def parse_players(text: str) -> list[int]:
@@ -130,9 +134,16 @@ def play(
     liberals: str = "random",
     fascists: str = "random",
     record: list[Event] | None = None,
+    *,
+    view: Callable[[Game, int], GameView] | None = None,
+    timings: list[float] | None = None,
 ) -> GameResult:
     """One complete game with agents by name for each party (Hitler sits with the
-    Fascists). Each agent sees only what its seat may see."""
+    Fascists). Each agent sees only what its seat may see, and hears every claim.
+
+    ``view(game, seat)`` gives the object a seat's agent reads instead of the game (a
+    test hands out views that refuse anything else); ``timings`` collects the seconds of
+    every agent decision (act, ballot, claim)."""
     game, events = Game.new(players, seed)
     if record is not None:
         record.extend(events)
@@ -142,29 +153,69 @@ def play(
     agents: list[Agent] = [
         (liberal_cls if roles[s] == LIBERAL else fascist_cls)(rand) for s in range(players)
     ]
+    views: list[GameView] = [game if view is None else view(game, s) for s in range(players)]
     for s, agent in enumerate(agents):
-        agent.reset(s, game)
+        agent.reset(s, views[s])
     watchers = [(s, a) for s, a in enumerate(agents) if a.observes]
     for s, agent in watchers:
         deliver(agent, s, events)
+    decide = _Timed(timings) if timings is not None else None
     actions = 0
+    said: list[Claim] = []
     while not game.is_over:
+        requests: list[ClaimRequest] = []
         if game.phase is _VOTE:
             alive = game.alive
-            ballots: list[bool | None] = [
-                agents[s].ballot(game, s) if alive[s] else None for s in range(players)
-            ]
+            if decide is None:
+                ballots = [
+                    agents[s].ballot(views[s], s) if alive[s] else None for s in range(players)
+                ]
+            else:
+                ballots = [
+                    decide(agents[s].ballot, views[s], s) if alive[s] else None
+                    for s in range(players)
+                ]
             actions += alive.count(True)
             events = game.apply_ballots(ballots)
         else:
             seat = game.to_act()[0]
-            events = game.apply(agents[seat].act(game, seat))
+            before = (game.round, game.president, game.chancellor)
+            act = agents[seat].act
+            events = game.apply(
+                act(views[seat], seat) if decide is None else decide(act, views[seat], seat)
+            )
             actions += 1
+            requests = claim_requests(events, *before)
         if record is not None:
             record.extend(events)
         for s, agent in watchers:
             deliver(agent, s, events)
-    return _result(game, seed, actions, record)
+        if requests:
+            claims = [
+                agents[r.seat].claim(views[r.seat], r)
+                if decide is None
+                else decide(agents[r.seat].claim, views[r.seat], r)
+                for r in requests
+            ]
+            said.extend(claims)
+            for _, agent in watchers:
+                tell(agent, claims)
+    result = _result(game, seed, actions, record)
+    result.claims = said
+    return result
+
+
+class _Timed:
+    """Calls a decision and records how long it took (the benchmark's per-decision p99)."""
+
+    def __init__(self, into: list[float]) -> None:
+        self.into = into
+
+    def __call__(self, fn: Callable[[GameView, Any], _T], view: GameView, arg: Any) -> _T:
+        start = time.perf_counter()
+        out = fn(view, arg)
+        self.into.append(time.perf_counter() - start)
+        return out
 
 
 def _result(game: Game, seed: int, actions: int, record: list[Event] | None) -> GameResult:

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from shbot.engine import LIBERAL, Action, Event, Game, Phase
+from shbot.engine import LIBERAL, Action, Discard, Enact, Event, Game, Nominate, Phase
 from shbot.players import AGENTS, Agent, HeuristicAgent, RandomAgent, deliver, visible
-from shbot.simulate import game_seeds, simulate
+from shbot.simulate import game_seeds, play, simulate
 
 
 class Guard:
@@ -163,3 +163,100 @@ def test_registry() -> None:
         agent = factory(random.Random(0))
         agent.reset(game.to_act()[0], game)
         assert agent.act(game, game.to_act()[0]) in game.legal_actions(game.to_act()[0])
+
+
+class SeatView:
+    """What one seat's agent gets: its own legal actions and private view, the public view,
+    and nothing else — any other access raises (RULES-SPEC R11)."""
+
+    __slots__ = ("_game", "_seat")
+
+    def __init__(self, game: Game, seat: int) -> None:
+        object.__setattr__(self, "_game", game)
+        object.__setattr__(self, "_seat", seat)
+
+    def _own(self, seat: int) -> None:
+        if seat != self._seat:
+            raise AssertionError(f"seat {self._seat} read seat {seat}")
+
+    def legal_actions(self, seat: int) -> Sequence[Action]:
+        self._own(seat)
+        return self._game.legal_actions(seat)
+
+    def public_view(self) -> dict[str, Any]:
+        return self._game.public_view()
+
+    def private_view(self, seat: int) -> dict[str, Any]:
+        self._own(seat)
+        return self._game.private_view(seat)
+
+    def __getattr__(self, name: str) -> Any:
+        raise AssertionError(f"seat {self._seat} read game.{name}")
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AssertionError(f"seat {self._seat} wrote game.{name}")
+
+
+def test_seat_view_refuses_everything_else() -> None:
+    game, _ = Game.new(5, 1)
+    view = SeatView(game, 2)
+    assert view.private_view(2)["seat"] == 2
+    for bad in (lambda: view.private_view(3), lambda: view.legal_actions(0)):
+        with pytest.raises(AssertionError):
+            bad()
+    with pytest.raises(AssertionError):
+        _ = view.roles  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    "sides", [("heuristic", "heuristic"), ("random", "heuristic"), ("heuristic", "random")]
+)
+def test_agents_read_only_their_own_seat_in_full_games(sides: tuple[str, str]) -> None:
+    """Whole simulated games (claims included) where every agent reads a SeatView."""
+    for k, seed in enumerate(game_seeds(77, 90)):
+        result = play(5 + k % 6, seed, *sides, view=SeatView)
+        assert result.winner in ("liberal", "fascist")
+
+
+def test_fascist_president_nominates_hitler_after_three_fascist_policies() -> None:
+    """Seats 0 F, 1 Hitler; three Liberal governments enact Fascist tiles, then the Fascist
+    President's move is Hitler as chancellor, and every Fascist votes Ja."""
+    game, _ = Game.new(5, 1, roles="FHLLL", deck="F" * 14, first_president=2)
+    for president, chancellor in ((2, 3), (3, 4), (4, 2)):
+        assert game.president == president
+        game.apply(Nominate(president, chancellor))
+        game.apply_ballots([True] * 5)
+        game.apply(Discard(president, "F"))
+        game.apply(Enact(chancellor, "F"))
+    assert game.fascist == 3 and game.president == 0
+    fascist = HeuristicAgent(random.Random(1))
+    fascist.reset(0, game)
+    assert fascist.act(game, 0) == Nominate(0, 1)
+    game.apply(Nominate(0, 1))
+    for seat in (0, 1):
+        agent = HeuristicAgent(random.Random(seat))
+        agent.reset(seat, game)
+        assert agent.ballot(game, seat) is True
+
+
+def test_same_seed_same_game_and_claims() -> None:
+    for seed in game_seeds(5, 10):
+        a_events: list[Event] = []
+        b_events: list[Event] = []
+        a = play(8, seed, "heuristic", "heuristic", a_events)
+        b = play(8, seed, "heuristic", "heuristic", b_events)
+        assert a_events == b_events and a.claims == b.claims and a.claims
+
+
+def fascist_rate(summary: dict[str, Any]) -> float:
+    return summary["wins"]["fascist"] / summary["games"]
+
+
+def test_heuristic_sides_balanced_and_each_beats_a_random_side_in_its_place() -> None:
+    counts = list(range(5, 11))
+    both = fascist_rate(simulate(360, counts, 3, "heuristic", "heuristic"))
+    random_fascists = fascist_rate(simulate(360, counts, 3, "heuristic", "random"))
+    random_liberals = fascist_rate(simulate(360, counts, 3, "random", "heuristic"))
+    assert 0.35 <= both <= 0.65
+    assert both - random_fascists >= 0.2  # heuristic Fascists do clearly better
+    assert (1 - both) - (1 - random_liberals) >= 0.2  # so do heuristic Liberals

@@ -159,3 +159,44 @@ def test_transcript_is_plain_prose_for_a_person() -> None:
         assert text.count("\n\nRound ") == result.rounds
         assert all(line == line.rstrip() for line in lines)
         assert "Player 0" not in text, "seats are numbered from 1 for people"
+
+
+def test_tournament_rows_edges_and_timings() -> None:
+    from shbot.tournament import tournament, tournament_table
+
+    result = tournament(12, [5, 9], 2)
+    assert [r["players"] for r in result["rows"]] == [5, 9]
+    for row in result["rows"]:
+        assert row["liberal"] + row["fascist"] == pytest.approx(1.0)
+        assert row["liberal_edge"] == pytest.approx(
+            100 * (row["liberal"] - row["random_liberals_liberal"]), abs=0.06
+        )
+        assert row["fascist_edge"] == pytest.approx(
+            100 * (row["fascist"] - row["random_fascists_fascist"]), abs=0.06
+        )
+        assert row["decisions"] > 12 * 40 and 0 < row["p50_ms"] <= row["p99_ms"] <= row["max_ms"]
+    table = tournament_table(result)
+    assert table.count("\n| 5 |") == 1 and table.count("\n| 9 |") == 1 and "missed:" in table
+
+
+def test_tournament_names_every_missed_target() -> None:
+    from shbot.tournament import _missed
+
+    row = {
+        "players": 7,
+        "fascist": 0.3,
+        "liberal_edge": 25.0,
+        "fascist_edge": 12.5,
+        "p99_ms": 6.0,
+    }
+    missed = _missed([row])
+    assert len(missed) == 3
+    assert "30.0%" in missed[0] and "fascist edge 12.5" in missed[1] and "6.0 ms" in missed[2]
+
+
+def test_cli_tournament_prints_the_table(capsys: pytest.CaptureFixture[str]) -> None:
+    from shbot.cli import main
+
+    assert main(["simulate", "--tournament", "--games", "4", "--players", "6", "--seed", "5"]) == 0
+    out, _ = capsys.readouterr()
+    assert "| 6 |" in out and "Fascist edge" in out and "4 games per match-up" in out

@@ -19,18 +19,24 @@ from .agents import (
     HeuristicAgent,
     RandomAgent,
     deliver,
+    tell,
     visible,
 )
+from .talk import ClaimRequest, claim_requests, random_claim
 
 __all__ = [
     "AGENTS",
     "Agent",
     "AgentFactory",
+    "ClaimRequest",
     "GameView",
     "HeuristicAgent",
     "RandomAgent",
+    "claim_requests",
     "default_action",
     "deliver",
+    "random_claim",
+    "tell",
     "visible",
 ]
 

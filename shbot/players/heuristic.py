@@ -1,0 +1,264 @@
+"""The heuristic player: cheap rules that play for the seat's team.
+
+Liberals read the table (:class:`~shbot.players.reader.Reader`): they nominate and elect
+the seats they trust, avoid an unconfirmed chancellor once Hitler could win by election,
+investigate and shoot the most suspect, and always claim the truth.
+
+Fascists know their team and play for it: they vote in governments with a teammate and
+vote down the others (mostly), slip Fascist policies through when the claims can cover it
+("I drew three Fascists"), take the odd risk of an exposing play when a Fascist policy is
+worth it, accuse a Liberal they investigated now and then, and never harm a teammate.
+Once three Fascist policies are out a Fascist President nominates Hitler and every Fascist
+votes Ja. Hitler plays a Liberal's game to be trusted, helps teammates he knows, and
+takes the win whenever one is on the table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import cast
+
+from shbot.engine import (
+    FASCIST,
+    HITLER,
+    LIBERAL,
+    Action,
+    AnswerVeto,
+    Discard,
+    Enact,
+    Execute,
+    Investigate,
+    Nominate,
+    ProposeVeto,
+    SpecialElection,
+)
+from shbot.engine.claims import Claim, ClaimKind
+
+from .reader import KNOWN, Reader
+from .talk import ClaimRequest, stated
+from .view import GameView
+
+__all__ = ["HeuristicAgent"]
+
+Targeted = Nominate | Investigate | SpecialElection | Execute
+"""Actions whose second field is a target seat."""
+
+DISTRUST = 1.5
+"""Ballot threshold: a Liberal votes Nein when a candidate's score reaches this."""
+HITLER_RISK = {5: 0.8, 6: 0.0, 7: 1.0, 8: 0.3, 9: 1.5, 10: 0.8}
+"""Extra distrust, once 3 Fascist policies are out, for a chancellor who might be Hitler,
+by player count: the one knob calibrated so that neither side of the heuristic wins far
+more than half the games at any table size (docs/players.md)."""
+TRUST_FLOOR = -1.0
+"""Trust beyond this does not lower the Hitler risk of an unconfirmed chancellor."""
+DESPERATE = 3.0
+"""How much more a Liberal tolerates when one more failed vote enacts a tile blind."""
+HITLER_DESPERATE = 1.0
+"""How much of that tolerance applies to the Hitler risk."""
+FORCE = 1.0
+"""How often a Fascist President passes two Fascist tiles to a Liberal (and claims FFF)."""
+BOLD = 0.8
+"""How often a Fascist Chancellor enacts Fascist over a Liberal's Liberal tile (and lies)."""
+FRAME = 0.7
+"""How often a Fascist who investigated a Liberal says they are Fascist."""
+BLEND = 0.9
+"""How often a Fascist votes on a government without teammates as a Liberal would."""
+PULL = 1.0
+"""How much a Fascist President prefers a teammate as chancellor."""
+
+
+class HeuristicAgent(Reader):
+    """Plays for its team with simple, cheap rules (see the module docstring)."""
+
+    @property
+    def fascist_player(self) -> bool:
+        """An ordinary Fascist; Hitler plays like a Liberal unless a win is on the table."""
+        return self.role == FASCIST
+
+    def _looks(self, seat: int) -> float:
+        """How suspect ``seat`` looks to the table (a Fascist's guess of the Liberals' view)."""
+        return self.susp[seat] if seat != self.seat else 0.0
+
+    # ---------------------------------------------------------------- ballots
+
+    def ballot(self, game: GameView, seat: int) -> bool:
+        p, c = self.president, self.chancellor
+        if self.role != LIBERAL and c == self.hitler and self.fascist >= 3:
+            return True  # electing Hitler wins
+        if self.fascist_player:
+            if p in self.team or c in self.team:
+                return True
+            if self.fascist >= 5 or self.rng.random() >= BLEND:
+                return False
+            return self._liberal_ballot(seat, p, c, self._looks)
+        if self.role == HITLER and (p in self.partners or c in self.partners):
+            return True
+        return self._liberal_ballot(seat, p, c, self.score)
+
+    def _liberal_ballot(self, seat: int, p: int, c: int, score: Callable[[int], float]) -> bool:
+        if c == seat:
+            return score(p) < KNOWN  # a known Fascist president would exploit me
+        desperate = self.tracker == 2  # one more failed vote enacts a tile blind
+        risk = max(score(p) if p != seat else -KNOWN, score(c))
+        if risk >= DISTRUST + (DESPERATE if desperate else 0.0):
+            return False
+        if not self.maybe_hitler(c):
+            return True
+        # A blind tile costs one policy; Hitler elected costs the game.
+        return self._as_chancellor(c, score(c)) < DISTRUST + (
+            HITLER_DESPERATE if desperate else 0.0
+        )
+
+    # ---------------------------------------------------------------- actions
+
+    def act(self, game: GameView, seat: int) -> Action:
+        acts = game.legal_actions(seat)
+        first = acts[0]
+        if isinstance(first, Nominate):
+            return self._pick(acts, self._nominee_key)
+        if isinstance(first, Discard):
+            return self._discard(game, seat, acts)
+        if isinstance(first, Enact | ProposeVeto):
+            return self._enact(game, seat, acts)
+        if isinstance(first, AnswerVeto):
+            # Only the tiles this President passed tell whether the veto helps the team.
+            bad = LIBERAL if self.role == LIBERAL else FASCIST
+            return AnswerVeto(seat, bool(self.passed) and bad not in self.passed)
+        if isinstance(first, Investigate):
+            if self.role != LIBERAL:
+                return self._pick(acts, lambda t: KNOWN if t in self.team else -self._looks(t))
+            return self._pick(acts, lambda t: KNOWN if t in self.known else -self.score(t))
+        if isinstance(first, SpecialElection):
+            if self.fascist_player:
+                return self._pick(acts, self._special_key)
+            return self._pick(acts, self._nominee_key)
+        if isinstance(first, Execute):
+            if self.role != LIBERAL:
+                # Never a teammate; else the Liberal the table trusts most.
+                return self._pick(acts, lambda t: KNOWN if t in self.team else self._looks(t))
+            return self._pick(acts, lambda t: -self.score(t))
+        return acts[int(self.rng.random() * len(acts))]  # pragma: no cover - future actions
+
+    def _nominee_key(self, target: int) -> float:
+        """Lower is a better chancellor for this seat."""
+        if self.fascist_player:
+            if target == self.hitler:
+                # Hitler wins as chancellor from 3 Fascist policies on; before, he plays
+                # Liberal and an early spotlight only hurts him.
+                return -KNOWN * 2 if self.fascist >= 3 else self._looks(target) + 0.5
+            return self._looks(target) - (PULL if target in self.team else 0.0)
+        if self.role == HITLER and target in self.partners:
+            return self._looks(target) - PULL
+        return self._as_chancellor(target, self.score(target))
+
+    def _as_chancellor(self, seat: int, score: float) -> float:
+        """``score`` as a chancellor: once Hitler can win by election, no track record
+        makes an unconfirmed seat safe (trust counts only down to TRUST_FLOOR)."""
+        if not self.maybe_hitler(seat):
+            return score
+        return max(score, TRUST_FLOOR) + HITLER_RISK[self.n]
+
+    def _special_key(self, target: int) -> float:
+        """A Fascist's pick for Special Election: a teammate who can then nominate Hitler."""
+        if target == self.hitler:
+            return 0.0 if self.fascist < 3 else 1.0
+        return -1.0 if target in self.team else 0.5 + self._looks(target) / 10
+
+    def _pick(self, acts: Sequence[Action], key: Callable[[int], float]) -> Action:
+        """The targeted action with the lowest key; ties broken at random."""
+        rnd = self.rng.random
+        return min(acts, key=lambda a: (key(cast(Targeted, a).target), rnd()))
+
+    def _my_hand(self, game: GameView, seat: int) -> list[str]:
+        if not self.hand:  # resumed mid-session: the events were missed
+            self.hand = list(game.private_view(seat).get("hand", ()))
+        return self.hand
+
+    def _cheats(self, partner: bool, chance: float) -> bool:
+        """Whether a Fascist-team seat makes the Fascist play in this session."""
+        if self.role == LIBERAL:
+            return False
+        if self.fascist >= 5:
+            return True  # one more Fascist policy wins
+        if self.role == HITLER:
+            return False  # Hitler earns trust
+        if partner:
+            return True  # a partner covers the claims
+        if self.fascist == 2:
+            chance += 0.2  # the third Fascist policy opens Hitler's road
+        return self.rng.random() < chance
+
+    def _discard(self, game: GameView, seat: int, acts: Sequence[Action]) -> Action:
+        hand = self._my_hand(game, seat)
+        if not self.drawn:
+            self.drawn = list(hand)
+        kinds = {a.policy for a in acts if isinstance(a, Discard)}
+        drop = FASCIST
+        if hand.count(FASCIST) >= 2 and self._cheats(self.chancellor in self.partners, FORCE):
+            drop = LIBERAL
+        if drop not in kinds:
+            drop = next(iter(kinds))
+        passed = list(hand)
+        passed.remove(drop)
+        self.passed = passed
+        return Discard(seat, drop)
+
+    def _enact(self, game: GameView, seat: int, acts: Sequence[Action]) -> Action:
+        hand = self._my_hand(game, seat)
+        if not self.received:
+            self.received = list(hand)
+        can_veto = any(isinstance(a, ProposeVeto) for a in acts)
+        good = LIBERAL if self.role == LIBERAL else FASCIST
+        if can_veto and good not in hand:
+            return ProposeVeto(seat)
+        want = LIBERAL
+        if FASCIST in hand and (
+            LIBERAL not in hand or self._cheats(self.president in self.partners, BOLD)
+        ):
+            want = FASCIST
+        for a in acts:
+            if isinstance(a, Enact) and a.policy == want:
+                return a
+        return next(a for a in acts if isinstance(a, Enact))
+
+    # ---------------------------------------------------------------- claims
+
+    def claim(self, game: GameView, request: ClaimRequest) -> Claim:
+        """The truth as a Liberal; as a Fascist, whatever covers the team's play."""
+        kind = request.kind
+        if kind is ClaimKind.INVESTIGATED:
+            return self._claim_investigation(game, request)
+        if kind is ClaimKind.PEEKED:
+            return stated(request, self.my_peek) if self.my_peek else request.none()
+        if kind is ClaimKind.DRAWN:
+            if not self.drawn:
+                return request.none()
+            if self.role != LIBERAL and LIBERAL in self.drawn:
+                covered = self.enacted == FASCIST and self.gov[1] in self.partners
+                if LIBERAL not in self.passed or covered:
+                    return stated(request, FASCIST * 3)  # cover the discarded Liberal tile
+            return stated(request, self.drawn)
+        if kind is ClaimKind.RECEIVED:
+            if not self.received:
+                return request.none()
+            if self.role != LIBERAL and self.enacted == FASCIST and LIBERAL in self.received:
+                return stated(request, FASCIST * 2)  # cover the skipped Liberal tile
+            return stated(request, self.received)
+        return request.none()
+
+    def _claim_investigation(self, game: GameView, request: ClaimRequest) -> Claim:
+        target = request.target
+        if target is None:
+            return request.none()
+        party = self.known.get(target)
+        if party is None:
+            found = game.private_view(self.seat).get("investigations", {})
+            party = found.get(target) or found.get(str(target))
+        if party is None:
+            return request.none()
+        if self.role != LIBERAL:
+            if target in self.team:
+                party = LIBERAL  # cover a teammate
+            elif self.fascist_player and self.rng.random() < FRAME:
+                party = FASCIST  # frame a Liberal
+        return stated(request, party=party)

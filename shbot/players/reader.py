@@ -1,0 +1,364 @@
+"""What a seat makes of the table: suspicion per seat from policies, votes and claims.
+
+:class:`Reader` is the memory of the heuristic player. It keeps two kinds of knowledge:
+
+* ``susp`` — how suspect each seat looks from *public* facts alone (who enacted Fascist
+  policies, who voted them in, claims that conflict or admit a bad play, accusations).
+  Every seat computes it the same way, so a Fascist can read it as "what the Liberals
+  think" and pick a teammate who still looks clean.
+* ``known`` — first-hand certainties: its own investigations, and a seat caught lying to
+  it (a Chancellor who claims other tiles than this President passed, a President who
+  claims a Liberal tile this Chancellor never received...). Only a seat that claims
+  truthfully can trust such a deduction, so Fascists ignore it.
+
+Everything here is a few dict and list updates per event: the bot calls it in handlers.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any
+
+from shbot.engine import FASCIST, HITLER, LIBERAL, Event, Kind
+from shbot.engine.claims import Claim, ClaimKind
+
+from .view import GameView
+
+__all__ = ["KNOWN", "Reader", "contains"]
+
+KNOWN = 10.0
+"""Score of a seat whose party this seat knows: +KNOWN Fascist, -KNOWN trusted."""
+ENACT_F = 0.8
+"""Suspicion for each member of a government that enacted a Fascist policy."""
+ENACT_L = 0.6
+"""Trust earned by each member of a government that enacted a Liberal policy."""
+VOTE_F = 0.3
+"""Suspicion for a Ja vote on a government that then enacted a Fascist policy."""
+VOTE_L = 0.5
+"""Suspicion for a Nein vote on a government that then enacted a Liberal policy."""
+VOTE_BAD = 0.4
+"""Suspicion for a Ja vote on a government with a seat this one knows is Fascist."""
+CONFLICT = 2.0
+"""Suspicion for both sides of claims that cannot both be true."""
+LIE = 5.0
+"""Suspicion for a claim that contradicts the public record by itself."""
+ADMIT = 3.0
+"""Suspicion for a claim that admits a Fascist play (discarded or skipped a Liberal)."""
+LUCK = 0.5
+"""Suspicion taken back from a government whose claims say it had only Fascist tiles."""
+SILENT = 0.5
+"""Suspicion for saying nothing after a Fascist policy."""
+ACCUSED = 2.5
+"""Suspicion for a seat a trusted President says is Fascist (scaled by that trust)."""
+CLEARED = 1.0
+"""Trust for a seat a trusted President says is Liberal (scaled by that trust)."""
+
+
+def contains(big: str, small: str) -> bool:
+    """Could ``small`` be taken out of ``big`` (as multisets of tiles)?"""
+    return all(small.count(p) <= big.count(p) for p in (LIBERAL, FASCIST))
+
+
+class Reader:
+    """The seat's memory and its reading of the others (see the module docstring)."""
+
+    observes = True
+
+    def __init__(self, rng: random.Random | None = None) -> None:
+        self.rng = rng or random.Random()
+        self._clear(-1, 0)
+
+    def _clear(self, seat: int, n: int) -> None:
+        """Forget everything: a new game (or a resumed one) starts from the views."""
+        self.seat = seat
+        self.n = n
+        self.role = LIBERAL
+        self.team: set[int] = set()
+        self.partners: set[int] = set()
+        self.hitler = -1
+        self.known: dict[int, str] = {}
+        self.susp: list[float] = []
+        self.confirmed: list[bool] = []
+        self.alive: list[bool] = []
+        self.liberal = self.fascist = self.tracker = self.round = 0
+        self.president = self.chancellor = -1
+        self.hand: list[str] = []
+        self.drawn: list[str] = []
+        self.received: list[str] = []
+        self.passed: list[str] = []
+        self.enacted = ""
+        self.gov = (-1, -1)
+        self.my_peek: list[str] = []
+        self.peek_claim: tuple[int, str] | None = None
+        self.ballots: list[int | None] = []
+        self.sessions: dict[int, list[Any]] = {}
+        self.claimed_party: dict[int, tuple[int, str]] = {}
+
+    @property
+    def truthful(self) -> bool:
+        """A seat that never lies can trust what lies to it reveal."""
+        return self.role == LIBERAL
+
+    # ---------------------------------------------------------------- memory
+
+    def reset(self, seat: int, game: GameView) -> None:
+        mine = game.private_view(seat)
+        board = game.public_view()
+        self._clear(seat, board["players"])
+        self.role = mine["role"]
+        self.team = {seat}
+        self.hitler = seat if mine["role"] == HITLER else mine.get("hitler", -1)
+        if mine["role"] != LIBERAL:
+            self.team.update(mine.get("fascists", ()))
+            if self.hitler >= 0:
+                self.team.add(self.hitler)
+        # Teammates who know this seat too: Hitler knows nobody from 7 players on (R2.4).
+        self.partners = self.team - {seat}
+        if self.n > 6:
+            self.partners.discard(self.hitler)
+        self.known = {int(s): party for s, party in mine.get("investigations", {}).items()}
+        self.susp = [0.0] * self.n
+        self.confirmed = list(board["confirmed"])
+        self.alive = list(board["alive"])
+        self.liberal, self.fascist = board["liberal"], board["fascist"]
+        self.tracker, self.round = board["tracker"], board["round"]
+        self.president, self.chancellor = board["president"], board["chancellor"]
+        self.hand = list(mine.get("hand", ()))
+
+    def observe(self, events: Sequence[Event]) -> None:
+        for kind, data, _ in events:
+            if kind is Kind.ROUND_STARTED:
+                self.round, self.president, self.chancellor = (
+                    data["round"],
+                    data["president"],
+                    -1,
+                )
+                self.hand = []
+            elif kind is Kind.NOMINATED:
+                self.chancellor = data["chancellor"]
+            elif kind is Kind.VOTE_RESULT:
+                self._read_votes(data["votes"])
+            elif kind is Kind.SESSION_STARTED:
+                self.drawn, self.received, self.passed = [], [], []
+                self.gov = (data["president"], data["chancellor"])
+                self._open_session()
+            elif kind is Kind.PRESIDENT_HAND:
+                self.hand = list(data["policies"])
+                self.drawn = list(self.hand)
+            elif kind is Kind.CHANCELLOR_HAND:
+                self.hand = list(data["policies"])
+                self.received = list(self.hand)
+            elif kind is Kind.POLICY_ENACTED:
+                self._judge(data["policy"])
+                self.liberal, self.fascist, self.tracker = data["liberal"], data["fascist"], 0
+            elif kind is Kind.VETO_ACCEPTED:
+                self._close_session("")
+            elif kind is Kind.VETO_PROPOSED:
+                if self.seat == self.president and LIBERAL in self.passed:
+                    self._prove(self.chancellor)  # vetoing a hand that held a Liberal
+            elif kind is Kind.CHAOS:
+                self.liberal, self.fascist, self.tracker = data["liberal"], data["fascist"], 0
+                self.peek_claim, self.my_peek = None, []  # the top tile is gone
+            elif kind is Kind.DECK_RESHUFFLED:
+                self.peek_claim, self.my_peek = None, []
+            elif kind is Kind.TRACKER_ADVANCED:
+                self.tracker = data["tracker"]
+            elif kind is Kind.CONFIRMED_NOT_HITLER:
+                self.confirmed[data["seat"]] = True
+            elif kind is Kind.INVESTIGATION_RESULT:
+                self.known[data["target"]] = data["party"]
+            elif kind is Kind.PEEK_RESULT:
+                self.my_peek = list(data["policies"])
+            elif kind is Kind.EXECUTED:
+                self.alive[data["target"]] = False
+                if self.susp[data["target"]] < -1.0:
+                    self._add(data["president"], 1.0)  # shot a seat the table trusted
+
+    def _add(self, seat: int, amount: float) -> None:
+        if seat != self.seat and 0 <= seat < self.n:
+            self.susp[seat] += amount
+
+    def _prove(self, seat: int) -> None:
+        """First-hand proof that ``seat`` is a Fascist (only a truthful seat gets these)."""
+        if seat == self.seat or not 0 <= seat < self.n:
+            return
+        if self.truthful:
+            self.known[seat] = FASCIST
+        elif self.role == HITLER and seat not in self.team:
+            self.team.add(seat)  # Hitler who knew nobody has found a teammate
+            self.partners.add(seat)
+
+    def _read_votes(self, votes: Sequence[int | None]) -> None:
+        self.ballots = list(votes)
+        p, c = self.president, self.chancellor
+        if self.score(p) >= KNOWN or self.score(c) >= KNOWN:
+            for v, b in enumerate(votes):
+                if b == 1 and v not in (p, c):
+                    self._add(v, VOTE_BAD)
+
+    def _open_session(self) -> None:
+        """The peek (this seat's or a claimed one) predicts the hand about to be drawn."""
+        self.sessions[self.round] = [
+            self.president,
+            self.chancellor,
+            None,
+            self.peek_claim,
+            "".join(sorted(self.my_peek)),
+            False,
+            False,
+        ]
+        self.peek_claim, self.my_peek = None, []
+
+    def _close_session(self, policy: str) -> None:
+        record = self.sessions.get(self.round)
+        if record is not None:
+            record[2] = policy
+        self.enacted = policy
+
+    def _judge(self, policy: str) -> None:
+        """Suspicion from the enactment itself (claims refine it in :meth:`hear`)."""
+        self._close_session(policy)
+        p, c = self.president, self.chancellor
+        if policy == LIBERAL:
+            self._add(p, -ENACT_L)
+            self._add(c, -ENACT_L)
+            for v, b in enumerate(self.ballots):
+                if b == 0:
+                    self._add(v, VOTE_L)
+            return
+        self._add(p, ENACT_F)
+        self._add(c, ENACT_F)
+        for v, b in enumerate(self.ballots):
+            if b == 1 and v not in (p, c):
+                self._add(v, VOTE_F)
+        if self.seat == p and LIBERAL in self.passed:
+            self._prove(c)  # first-hand: the chancellor threw away my Liberal tile
+
+    # ---------------------------------------------------------------- claims
+
+    def hear(self, claims: Sequence[Claim]) -> None:
+        """Weigh public claims against the record and against what this seat saw."""
+        for claim in claims:
+            if claim.seat == self.seat:
+                continue
+            kind = claim.kind
+            if kind is ClaimKind.INVESTIGATED:
+                self._heard_investigation(claim)
+            elif kind is ClaimKind.PEEKED:
+                self.peek_claim = (claim.seat, "".join(sorted(claim.policies)))
+            else:
+                self._heard_session(claim)
+
+    def _heard_session(self, claim: Claim) -> None:
+        record = self.sessions.get(claim.round)
+        if record is None:
+            return
+        p, c, enacted, peek, my_peek = record[:5]
+        if claim.seat == p and claim.kind in (ClaimKind.DRAWN, ClaimKind.NONE):
+            record[5] = "".join(sorted(claim.policies)) if claim.kind is ClaimKind.DRAWN else ""
+            self._weigh_drawn(p, c, enacted, record[5], peek, my_peek)
+        elif claim.seat == c and claim.kind in (ClaimKind.RECEIVED, ClaimKind.NONE):
+            record[6] = "".join(sorted(claim.policies)) if claim.kind is ClaimKind.RECEIVED else ""
+            self._weigh_received(p, c, enacted, record[6])
+        else:
+            return
+        drawn, got = record[5], record[6]
+        if drawn is not False and got is not False:
+            del self.sessions[claim.round]
+            if drawn and got:
+                self._weigh_pair(p, c, drawn, got)
+
+    def _weigh_drawn(
+        self, p: int, c: int, enacted: str | None, drawn: str, peek: Any, my_peek: str
+    ) -> None:
+        if not drawn:
+            if enacted == FASCIST:
+                self._add(p, SILENT)
+            return
+        if enacted and enacted not in drawn:
+            self._conflict(p, c)  # LLL yet Fascist (or FFF yet Liberal): someone lies
+        elif enacted == FASCIST and drawn == FASCIST * 3:
+            self._add(p, -LUCK)
+        if peek is not None and peek[0] != p and peek[1] != drawn:
+            self._conflict(p, peek[0])
+        if my_peek and my_peek != drawn and self.truthful:
+            self._prove(p)
+        if self.seat == c and self.received and self.truthful:
+            got = "".join(self.received)
+            if not contains(drawn, got) or (LIBERAL in drawn and LIBERAL not in got):
+                self._prove(p)  # lied, or admits discarding a Liberal tile I never saw
+
+    def _weigh_received(self, p: int, c: int, enacted: str | None, got: str) -> None:
+        if not got:
+            if enacted == FASCIST:
+                self._add(c, SILENT)
+            return
+        if enacted and enacted not in got:
+            self._add(c, LIE)
+        elif enacted == FASCIST and LIBERAL in got:
+            self._add(c, ADMIT)
+        elif enacted == FASCIST:
+            self._add(c, -LUCK / 2)
+        elif enacted == "" and LIBERAL in got:
+            self._add(c, ADMIT / 2)  # vetoed a Liberal tile
+        passed = "".join(sorted(self.passed, key=lambda x: x != FASCIST))
+        if self.seat == p and passed and self.truthful and passed != got:
+            self._prove(c)
+
+    def _weigh_pair(self, p: int, c: int, drawn: str, got: str) -> None:
+        if not contains(drawn, got):
+            if self.seat not in (p, c):
+                self._conflict(p, c)
+        elif LIBERAL in drawn and LIBERAL not in got:
+            self._add(p, ADMIT)  # both agree the President discarded a Liberal tile
+
+    def _conflict(self, a: int, b: int) -> None:
+        if self.seat in (a, b):
+            if self.truthful:
+                self._prove(b if self.seat == a else a)
+            return
+        self._add(a, CONFLICT)
+        self._add(b, CONFLICT)
+
+    def _heard_investigation(self, claim: Claim) -> None:
+        p, t, party = claim.seat, claim.target, claim.party
+        if t is None or party not in (LIBERAL, FASCIST):
+            return
+        if self.truthful and (t == self.seat or t in self.known):
+            actual = LIBERAL if t == self.seat else self.known[t]
+            if party != actual:
+                self._prove(p)
+            return
+        earlier = self.claimed_party.get(t)
+        if earlier is not None and earlier[1] != party and earlier[0] != p:
+            self._conflict(p, earlier[0])
+        self.claimed_party[t] = (p, party)
+        trust = self.susp[p]
+        credit = 1.0 if trust <= 0 else max(0.2, 1.0 - trust / 3)
+        if party == FASCIST:
+            self._add(t, ACCUSED * credit)
+        else:
+            self._add(t, -CLEARED * credit)
+
+    # ---------------------------------------------------------------- reading
+
+    def score(self, seat: int) -> float:
+        """How much this seat distrusts ``seat`` (teammates and proven Liberals: -KNOWN)."""
+        if seat in self.team:
+            return -KNOWN
+        party = self.known.get(seat)
+        if party == FASCIST:
+            return KNOWN
+        if party == LIBERAL:
+            return -KNOWN
+        return self.susp[seat]
+
+    def maybe_hitler(self, seat: int) -> bool:
+        """Could electing ``seat`` chancellor now hand the Fascists the game (R4.6)?"""
+        return (
+            self.fascist >= 3
+            and not self.confirmed[seat]
+            and seat not in self.team
+            and self.known.get(seat) != LIBERAL
+        )

@@ -1,0 +1,178 @@
+"""Claims of computer players: who is asked, what they say, and what the others make of it."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from shbot.engine import FASCIST, HITLER, LIBERAL, Event, Game, Kind
+from shbot.engine.claims import Claim, ClaimKind, normalize
+from shbot.players import ClaimRequest, HeuristicAgent, RandomAgent, claim_requests
+from shbot.players.reader import KNOWN
+from shbot.simulate import game_seeds, play
+
+
+def ev(kind: Kind, to: tuple[int, ...] | None = None, **data: Any) -> Event:
+    return Event(kind, data, to)
+
+
+def test_claim_requests_follow_sessions_investigations_and_peeks() -> None:
+    enacted = [ev(Kind.POLICY_ENACTED, policy="F", liberal=0, fascist=3, chaos=False)]
+    peek = [*enacted, ev(Kind.PEEKED, president=2), ev(Kind.PEEK_RESULT, (2,), policies=["F"])]
+    assert claim_requests(peek, 4, 2, 3) == [
+        ClaimRequest(4, 2, ClaimKind.DRAWN),
+        ClaimRequest(4, 3, ClaimKind.RECEIVED),
+        ClaimRequest(4, 2, ClaimKind.PEEKED),
+    ]
+    veto = [ev(Kind.VETO_ACCEPTED, president=1, chancellor=0)]
+    assert [r.kind for r in claim_requests(veto, 9, 1, 0)] == [ClaimKind.DRAWN, ClaimKind.RECEIVED]
+    inv = [ev(Kind.INVESTIGATED, president=5, target=1)]
+    assert claim_requests(inv, 6, 5, 2) == [ClaimRequest(6, 5, ClaimKind.INVESTIGATED, 1)]
+    chaos = [ev(Kind.POLICY_ENACTED, policy="F", liberal=0, fascist=1, chaos=True)]
+    assert claim_requests(chaos, 3, 0, -1) == []
+    over = [*enacted, ev(Kind.GAME_OVER, winner="fascist")]
+    assert claim_requests(over, 8, 0, 1) == []
+
+
+def truths(events: list[Event]) -> dict[tuple[int, int, ClaimKind], Any]:
+    """What each seat really saw, keyed like the claims about it."""
+    rnd = 0
+    out: dict[tuple[int, int, ClaimKind], Any] = {}
+    for kind, data, to in events:
+        if kind is Kind.ROUND_STARTED:
+            rnd = data["round"]
+        elif to is not None and kind is not Kind.ROLE:
+            seat = to[0]
+            if kind is Kind.PRESIDENT_HAND:
+                out[rnd, seat, ClaimKind.DRAWN] = normalize(
+                    ClaimKind.DRAWN, "".join(data["policies"])
+                )
+            elif kind is Kind.CHANCELLOR_HAND:
+                text = "".join(data["policies"])
+                out[rnd, seat, ClaimKind.RECEIVED] = normalize(ClaimKind.RECEIVED, text)
+            elif kind is Kind.INVESTIGATION_RESULT:
+                out[rnd, seat, ClaimKind.INVESTIGATED] = (data["target"], data["party"])
+            elif kind is Kind.PEEK_RESULT:
+                out[rnd, seat, ClaimKind.PEEKED] = "".join(data["policies"])
+    return out
+
+
+def said(claim: Claim) -> Any:
+    if claim.kind is ClaimKind.INVESTIGATED:
+        return (claim.target, claim.party)
+    return claim.policies
+
+
+def test_liberals_claim_the_truth_and_fascists_sometimes_lie() -> None:
+    liberal = fascist_true = fascist_lies = investigations_lied = 0
+    for k, seed in enumerate(game_seeds(11, 150)):
+        events: list[Event] = []
+        result = play(5 + k % 6, seed, "heuristic", "heuristic", events)
+        roles = events[-1].data["roles"]
+        seen = truths(events)
+        for claim in result.claims:
+            assert claim.kind is not ClaimKind.NONE  # the heuristic always talks
+            truth = seen[claim.round, claim.seat, claim.kind]
+            if roles[claim.seat] == LIBERAL:
+                assert said(claim) == truth, claim
+                liberal += 1
+            elif said(claim) == truth:
+                fascist_true += 1
+            else:
+                fascist_lies += 1
+                investigations_lied += claim.kind is ClaimKind.INVESTIGATED
+    assert liberal > 300
+    assert fascist_lies > 30 and fascist_true > fascist_lies  # sometimes, not always
+    assert investigations_lied > 0  # framing a Liberal they investigated
+
+
+def test_random_agent_claims_are_well_formed() -> None:
+    agent = RandomAgent(random.Random(3))
+    game, _ = Game.new(5, 1)
+    kinds = {ClaimKind.DRAWN: 3, ClaimKind.RECEIVED: 2, ClaimKind.PEEKED: 3}
+    for kind, size in kinds.items():
+        claim = agent.claim(game, ClaimRequest(2, 1, kind))
+        assert (claim.round, claim.seat, claim.kind) == (2, 1, kind)
+        assert len(claim.policies) == size and set(claim.policies) <= {LIBERAL, FASCIST}
+    inv = agent.claim(game, ClaimRequest(2, 1, ClaimKind.INVESTIGATED, 4))
+    assert inv.target == 4 and inv.party in (LIBERAL, FASCIST)
+
+
+def seated(role_of_seat0: str = LIBERAL) -> HeuristicAgent:
+    """A heuristic agent at seat 0 of a 7-player game, roles LFHLLLF rotated as needed."""
+    roles = "LFHLLLF" if role_of_seat0 == LIBERAL else "FLHLLLF"
+    game, events = Game.new(7, 1, roles=roles, first_president=0)
+    agent = HeuristicAgent(random.Random(0))
+    agent.reset(0, game)
+    agent.observe([e for e in events if e.to is None or 0 in e.to])
+    return agent
+
+
+def session(agent: HeuristicAgent, rnd: int, p: int, c: int, policy: str, **mine: Any) -> None:
+    """Feed ``agent`` a session of round ``rnd`` that enacted ``policy``."""
+    agent.observe(
+        [
+            ev(Kind.ROUND_STARTED, round=rnd, president=p, special=False),
+            ev(Kind.NOMINATED, president=p, chancellor=c),
+            ev(Kind.SESSION_STARTED, president=p, chancellor=c, veto=False),
+        ]
+    )
+    if "drawn" in mine:
+        agent.observe([ev(Kind.PRESIDENT_HAND, (0,), policies=list(mine["drawn"]))])
+        agent.passed = list(mine["passed"])
+    if "received" in mine:
+        agent.observe([ev(Kind.CHANCELLOR_HAND, (0,), policies=list(mine["received"]))])
+    agent.observe([ev(Kind.POLICY_ENACTED, policy=policy, liberal=0, fascist=1, chaos=False)])
+
+
+def test_a_liberal_reads_conflicts_admissions_and_lies_told_to_it() -> None:
+    watcher = seated()
+    session(watcher, 1, 3, 4, FASCIST)
+    watcher.hear([Claim(1, 3, ClaimKind.DRAWN, "FFL"), Claim(1, 4, ClaimKind.RECEIVED, "FF")])
+    assert watcher.score(3) > 2 > watcher.score(4)  # the President admits discarding a Liberal
+    session(watcher, 2, 5, 1, FASCIST)
+    watcher.hear([Claim(2, 5, ClaimKind.DRAWN, "FFL"), Claim(2, 1, ClaimKind.RECEIVED, "LL")])
+    assert watcher.score(1) > 4  # received two Liberals, enacted a Fascist: impossible
+    session(watcher, 3, 6, 2, FASCIST)
+    watcher.hear([Claim(3, 6, ClaimKind.DRAWN, "LFF"), Claim(3, 2, ClaimKind.RECEIVED, "FL")])
+    assert watcher.score(6) < 1 < watcher.score(2)  # any order of tiles; the Chancellor admits
+    # As Chancellor it knows what it received: a President claiming a Liberal tile it never
+    # passed is a Fascist.
+    chancellor = seated()
+    session(chancellor, 1, 3, 0, FASCIST, received="FF")
+    chancellor.hear([Claim(1, 3, ClaimKind.DRAWN, "FFL")])
+    assert chancellor.score(3) == KNOWN
+    # As President it knows what it passed.
+    president = seated()
+    session(president, 1, 0, 5, LIBERAL, drawn="FFL", passed="FL")
+    president.hear([Claim(1, 5, ClaimKind.RECEIVED, "LL")])
+    assert president.score(5) == KNOWN
+    # Accused by a President: a Liberal knows its own party.
+    accused = seated()
+    accused.hear([Claim(2, 6, ClaimKind.INVESTIGATED, target=0, party=FASCIST)])
+    assert accused.score(6) == KNOWN
+
+
+def test_a_fascist_covers_a_forced_fascist_policy() -> None:
+    agent = seated(FASCIST)
+    assert agent.role == FASCIST and agent.hitler == 2
+    session(agent, 1, 0, 3, FASCIST, drawn="FFL", passed="FF")
+    claim = agent.claim(Game.new(7, 1)[0], ClaimRequest(1, 0, ClaimKind.DRAWN))
+    assert claim.policies == "FFF"  # the Liberal Chancellor saw FF: FFF is consistent
+    honest = seated(FASCIST)
+    session(honest, 1, 0, 3, LIBERAL, drawn="FLL", passed="FL")
+    assert honest.claim(Game.new(7, 1)[0], ClaimRequest(1, 0, ClaimKind.DRAWN)).policies == "FLL"
+
+
+def test_hitler_is_never_targeted_by_his_fascists() -> None:
+    """Over many heuristic games no ordinary Fascist investigates or shoots Hitler."""
+    powers = 0
+    for k, seed in enumerate(game_seeds(21, 150)):
+        events: list[Event] = []
+        play(5 + k % 6, seed, "heuristic", "heuristic", events)
+        roles = events[-1].data["roles"]
+        for kind, data, _ in events:
+            if kind in (Kind.INVESTIGATED, Kind.EXECUTED) and roles[data["president"]] == FASCIST:
+                powers += 1
+                assert roles[data["target"]] != HITLER
+    assert powers > 20
