@@ -1,0 +1,146 @@
+"""Claims through the real Application and the fake Bot API (issue 16, "Claims").
+
+After each legislative session the President and the Chancellor (and after a peek or an
+investigation, the President) get a private prompt with one-tap claims; a claim becomes one
+line of that round's group message, edited in place; conflicts are marked ⚠; the end card
+shows each claim next to the truth. Every game here also passes ``check_game`` (nothing
+secret in the group before the end, private messages only to the entitled seat).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from shbot.bot import callbacks as cb
+from shbot.bot.render import claims as rc
+from shbot.engine.claims import CHOICES, ClaimKind
+from shbot.i18n import translator
+from shbot.table import claims
+from shbot.table.model import Table
+from tests.botplay import Bot, RandomPlay, Turn, check_game, open_game, play, play_planned
+from tests.fake_telegram import StoredMessage
+from tests.harness import FakeUser, make_users
+
+EN = translator("en")
+Choose = Callable[[int, ClaimKind], str | None]
+
+
+def claim_buttons(message: StoredMessage) -> list[cb.GamePress]:
+    out = []
+    for b in message.buttons():
+        press = cb.parse(b.get("callback_data"))
+        if isinstance(press, cb.GamePress) and press.op == cb.CLAIM:
+            out.append(press)
+    return out
+
+
+def sight_of(press: cb.GamePress) -> tuple[int, ClaimKind]:
+    return press.step, claims.KIND_OF[(press.arg or "")[0]]
+
+
+@dataclass
+class Claimer:
+    """A ``before`` hook for :func:`tests.botplay.play`: presses the claim ``choose`` picks
+    in every prompt on screen (None: "no claim"; "" : leave it unanswered)."""
+
+    bot: Bot
+    users: list[FakeUser]
+    choose: Choose
+    prompts: dict[tuple[int, ClaimKind], int] = field(default_factory=dict)  # -> user id
+    after: Callable[[tuple[int, ClaimKind]], object] | None = None
+
+    async def __call__(self, turn: Turn) -> None:
+        await self.bot.settle()
+        for user in self.users:
+            for message in self.bot.fake.messages(user.id):
+                presses = claim_buttons(message)
+                if not presses:
+                    continue
+                sight = sight_of(presses[0])
+                assert self.prompts.setdefault(sight, user.id) == user.id
+                value = self.choose(*sight)
+                if value == "":
+                    continue
+                arg = claims.encode(sight[1], value)
+                data = cb.game_data(turn.table.gid, sight[0], cb.CLAIM, arg)
+                query = await self.bot.h.press(user, message, data=data)
+                await self.bot.settle()
+                answer = self.bot.h.answer(query)
+                assert not answer.show_alert, answer.text
+                assert answer.text == EN._("Your claim is shown in the group.")
+                if self.after is not None:
+                    await self.after(sight)  # type: ignore[misc]
+
+
+def expected_prompts(table: Table) -> dict[tuple[int, ClaimKind], int]:
+    """Who must have got a prompt: each sight's own seat (read from the public facts)."""
+    out = {}
+    for k, seat, _ in claims.sights(table):
+        out[claims.parse_key(k)] = table.at(seat).id
+    return out
+
+
+# The 5-player plan: R1 F, R2 L, R3 rejected, R4 F, R5 F (peek), R6 F (Hitler executed).
+SCRIPT: dict[tuple[int, ClaimKind], str | None] = {
+    (1, ClaimKind.DRAWN): "FFF",  # ...and the Chancellor says a Liberal came: PAIR
+    (1, ClaimKind.RECEIVED): "FL",
+    (2, ClaimKind.DRAWN): None,  # no claim
+    (2, ClaimKind.RECEIVED): "FF",  # a Liberal was enacted: ENACTED
+    (5, ClaimKind.PEEKED): "LLL",  # the next President claims Fascists: PEEK
+    (6, ClaimKind.DRAWN): "FFL",
+}
+
+
+async def test_claims_in_a_whole_game(bot: Bot) -> None:
+    users = make_users(5)
+    group = bot.h.group(creator=users[0], members=users[1:])
+    made: list[tuple[int, ClaimKind]] = []
+
+    async def after(sight: tuple[int, ClaimKind]) -> None:
+        """Right after each claim: the round's message has the line, edited in place."""
+        table = await bot.table(group)
+        assert table is not None
+        message = bot.fake.message(group.id, table.shown[f"round:{sight[0]}"])
+        assert message.text.count("🗣") == 1, message.text
+        assert message.history, "the round message was edited, not sent again"
+        made.append(sight)
+
+    claimer = Claimer(bot, users, lambda rnd, kind: SCRIPT.get((rnd, kind), ""), after=after)
+
+    async def hook(turn: Turn) -> None:
+        sends = bot.fake.group_sends(group.id)
+        await claimer(turn)
+        assert bot.fake.group_sends(group.id) == sends, "a claim sent a new group message"
+
+    played = await play_planned(
+        bot,
+        users,
+        ["F", "L", "x", "F", "F", "F"],
+        targets=["H"],
+        hitler=3,
+        group=group,
+        before=hook,
+    )
+    table = played.table
+    # Each sight's prompt went to its own seat only, and every planned claim was made.
+    assert claimer.prompts == expected_prompts(table)
+    assert sorted(made) == sorted(SCRIPT), (made, sorted(claimer.prompts))
+    lines = {rnd: rc.claim_line(EN, table, rnd) or "" for rnd in (1, 2, 5, 6)}
+    assert "⚠ the Chancellor's two policies must be two of the President's three" in lines[1]
+    assert "🔴🔴🔴" in lines[1] and "🔴🔵" in lines[1]
+    assert "no claim" in lines[2] and "🔵 Liberal policy was enacted" in lines[2]
+    assert "⚠ differs from the peek claimed in round 5" in lines[6]
+    # The group saw exactly these lines in the round messages (closed rounds included).
+    for rnd, line in lines.items():
+        message = bot.fake.message(group.id, table.shown[f"round:{rnd}"])
+        assert line in message.text
+    # The end card: each claim next to the truth.
+    over = bot.h.last(group)
+    truth = table.talk["truth"]
+    assert f"claimed 🔴🔴🔴 — drew {rc.icons(truth['1:drawn'])}" in over.text
+    assert f"claimed 🔴🔵 — received {rc.icons(truth['1:received'])}" in over.text
+    assert f"made no claim — drew {rc.icons(truth['2:drawn'])}" in over.text
+    assert f"claimed 🔵🔵🔵 — saw {rc.icons(truth['5:peeked'])}" in over.text
+    await check_game(bot, played)
