@@ -19,7 +19,16 @@ from shbot.engine.claims import CHOICES, ClaimKind
 from shbot.i18n import translator
 from shbot.table import claims
 from shbot.table.model import Table
-from tests.botplay import Bot, RandomPlay, Turn, check_game, open_game, play, play_planned
+from tests.botplay import (
+    Bot,
+    RandomPlay,
+    Turn,
+    check_game,
+    find_seed,
+    open_game,
+    play,
+    play_planned,
+)
 from tests.fake_telegram import StoredMessage
 from tests.harness import FakeUser, make_users
 
@@ -143,4 +152,119 @@ async def test_claims_in_a_whole_game(bot: Bot) -> None:
     assert f"claimed 🔴🔵 — received {rc.icons(truth['1:received'])}" in over.text
     assert f"made no claim — drew {rc.icons(truth['2:drawn'])}" in over.text
     assert f"claimed 🔵🔵🔵 — saw {rc.icons(truth['5:peeked'])}" in over.text
+    await check_game(bot, played)
+
+
+# ------------------------------------------------------------------ refusals change nothing
+
+
+async def test_second_and_forged_claims_are_refused_and_change_nothing(bot: Bot) -> None:
+    users = make_users(5)
+    by_id = {u.id: u for u in users}
+    group = bot.h.group(creator=users[0], members=users[1:])
+    done: list[bool] = []
+
+    async def hook(turn: Turn) -> None:
+        if done or "1:drawn" not in turn.table.talk.get("sights", {}):
+            return
+        done.append(True)
+        await bot.settle()
+        table = turn.table
+        (_, pres, _), (_, chan, _) = claims.sights(table, 1)
+        president, chancellor = by_id[table.at(pres).id], by_id[table.at(chan).id]
+        prompt = next(m for m in bot.fake.messages(president.id) if claim_buttons(m))
+        gid = table.gid
+
+        async def refused(user: FakeUser, data: str, text: str, *, alert: bool = True) -> None:
+            before = await snapshot(bot, group.id)
+            query = await bot.h.press_raw(user, user.id, prompt.message_id, data)
+            await bot.settle()
+            answer = bot.h.answer(query)
+            assert (answer.text, answer.show_alert) == (text, alert), data
+            assert await snapshot(bot, group.id) == before, f"{data} changed the game"
+
+        invalid = EN._("This button is not valid.")
+        # Forged: another seat's sight, unknown sights, values never offered, bad letters.
+        await refused(chancellor, f"{gid}:1:c:dFFF", invalid)
+        await refused(president, f"{gid}:1:c:rFL", invalid)
+        await refused(president, f"{gid}:2:c:dFFF", invalid)
+        await refused(president, f"{gid}:1:c:dLFF", invalid)  # not in the offered form
+        await refused(president, f"{gid}:1:c:dFFFF", invalid)
+        await refused(president, f"{gid}:1:c:iF", invalid)
+        await refused(president, f"{gid}:1:c:xFFF", invalid)
+        await refused(president, f"{gid}:1:c:d", invalid)
+        await refused(
+            president, "zzzz:1:c:dFFF", EN._("This button belongs to a game that is over.")
+        )
+        outsider = make_users(6)[5]
+        await bot.h.command(outsider, outsider, "/start")
+        await refused(
+            outsider, f"{gid}:1:c:dFFF", EN._("This button belongs to a game that is over.")
+        )
+        # The real button, then the same sight again: a toast, nothing changes.
+        query = await bot.h.press(president, prompt, data=f"{gid}:1:c:dFFL")
+        await bot.settle()
+        assert bot.h.answer(query).text == EN._("Your claim is shown in the group.")
+        assert claim_buttons(bot.fake.message(president.id, prompt.message_id)) == []
+        assert "🔴🔴🔵" in bot.fake.message(president.id, prompt.message_id).text
+        await refused(
+            president, f"{gid}:1:c:dLLL", EN._("You have already made this claim."), alert=False
+        )
+        # /history shows the claim while the game runs, and no truth.
+        await bot.h.command(users[0], group, "/history")
+        await bot.settle()
+        history = bot.h.last(group).text
+        assert "<b>🗣 Claims</b>" in history and "🔴🔴🔵" in history
+        assert "drew" not in history and "Claims and truth" not in history
+
+    await play_planned(bot, users, ["F", "L", "L", "L", "L", "L"], group=group, before=hook)
+    assert done, "the first session's sights never opened"
+    bot.h.assert_no_errors()
+
+
+async def snapshot(bot: Bot, chat_id: int) -> tuple[int, object]:
+    await bot.settle()
+    record = await bot.record(chat_id)
+    assert record is not None
+    return record.version, record.data
+
+
+# ------------------------------------------------------------------ random claims, kept secrets
+
+
+async def test_random_claims_keep_secrets(bot: Bot) -> None:
+    """A 7-player game (investigations) where every sight gets a random claim, "no claim"
+    or nothing: each prompt reached its own seat only, the group never saw a secret before
+    the end (``check_game``), and the end card puts every claim next to the truth."""
+    rng = random.Random(16)
+
+    def choose(rnd: int, kind: ClaimKind) -> str | None:
+        pick = rng.random()
+        if pick < 0.15:
+            return ""  # left unanswered
+        if pick < 0.3:
+            return None
+        return rng.choice(CHOICES[kind])
+
+    users = make_users(7)
+    group = await open_game(bot, users, seed=find_seed(7, start=70))
+    claimer = Claimer(bot, users, choose)
+    played = await play(bot, group, users, RandomPlay(7, fascist=True), before=claimer)
+    table = played.table
+    kinds = {claims.parse_key(k)[1] for k, _, _ in claims.sights(table)}
+    assert ClaimKind.INVESTIGATED in kinds, f"no investigation: {played.game.history}"
+    assert claimer.prompts == {
+        s: u for s, u in expected_prompts(table).items() if s in claimer.prompts
+    }
+    over = bot.h.last(group)
+    made = [k for k, _, _ in claims.sights(table) if claims.claim_of(table, k) is not None]
+    assert made, "no claim was made"
+    parties = [k for k in made if k.endswith(":investigated")]
+    said = [claims.claim_of(table, k) for k in parties]
+    assert any(c is not None and c.party for c in said), "no investigation was claimed"
+    assert over.text.count(" claimed ") + over.text.count(" made no claim ") == len(made)
+    # No claim prompt keeps live buttons after the end.
+    for user in users:
+        for message in bot.fake.messages(user.id):
+            assert not claim_buttons(message), f"a live claim button after the end: {message.text}"
     await check_game(bot, played)
