@@ -19,7 +19,7 @@ from shbot.table import claims
 from shbot.table.model import Table
 
 from .. import callbacks as cb
-from .common import POLICY_ICON, chunk, markup, name, party_name, policy, policy_short, power_name
+from .common import POLICY_ICON, chunk, markup, name, policy, policy_short, power_name
 
 
 def icons(policies: str) -> str:
@@ -142,7 +142,7 @@ def prompt_keyboard(t: Translator, table: Table, slot_key: str) -> InlineKeyboar
         return InlineKeyboardButton(label, callback_data=data)
 
     if kind is ClaimKind.INVESTIGATED:
-        offered = [button(f"{POLICY_ICON[p]} {party_name(t, p)}", p) for p in CHOICES[kind]]
+        offered = [button(policy_short(t, p), p) for p in CHOICES[kind]]
     else:
         offered = [button(icons(v), v) for v in CHOICES[kind]]
     return markup([*chunk(offered, 4), [button(t._("🤐 No claim"), None)]])
@@ -157,7 +157,10 @@ def prompt(
     claimed = claims.claim_of(table, slot_key) is not None
     if not live and not claimed and not shown:
         return None  # the game ended before the prompt went out: nothing to ask
-    kb = prompt_keyboard(t, table, slot_key) if live and not claimed else None
+    if not live and not claimed:
+        rnd = claims.parse_key(slot_key)[0]
+        return t._("🗣 Round {round}: the game ended before you made a claim.", round=rnd), None
+    kb = None if claimed else prompt_keyboard(t, table, slot_key)
     return prompt_text(t, table, slot_key), kb
 
 
