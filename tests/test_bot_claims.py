@@ -45,8 +45,16 @@ def claim_buttons(message: StoredMessage) -> list[cb.GamePress]:
     return out
 
 
-def sight_of(press: cb.GamePress) -> tuple[int, ClaimKind]:
-    return press.step, claims.KIND_OF[(press.arg or "")[0]]
+def sight_of(table: Table, press: cb.GamePress) -> tuple[int, ClaimKind]:
+    """The sight a claim button belongs to: the one of its kind opened at its step."""
+    kind = claims.KIND_OF[(press.arg or "")[0]]
+    found = [
+        claims.parse_key(k)
+        for k, v in table.talk["sights"].items()
+        if v[2] == press.step and claims.parse_key(k)[1] is kind
+    ]
+    assert len(found) == 1, (press, table.talk["sights"])
+    return found[0]
 
 
 @dataclass
@@ -55,6 +63,7 @@ class Claimer:
     in every prompt on screen (None: "no claim"; "" : leave it unanswered)."""
 
     bot: Bot
+    group: int
     users: list[FakeUser]
     choose: Choose
     prompts: dict[tuple[int, ClaimKind], int] = field(default_factory=dict)  # -> user id
@@ -62,18 +71,20 @@ class Claimer:
 
     async def __call__(self, turn: Turn) -> None:
         await self.bot.settle()
+        table = await self.bot.table(self.group)
+        assert table is not None
         for user in self.users:
             for message in self.bot.fake.messages(user.id):
                 presses = claim_buttons(message)
                 if not presses:
                     continue
-                sight = sight_of(presses[0])
+                sight = sight_of(table, presses[0])
                 assert self.prompts.setdefault(sight, user.id) == user.id
                 value = self.choose(*sight)
                 if value == "":
                     continue
                 arg = claims.encode(sight[1], value)
-                data = cb.game_data(turn.table.gid, sight[0], cb.CLAIM, arg)
+                data = cb.game_data(table.gid, presses[0].step, cb.CLAIM, arg)
                 query = await self.bot.h.press(user, message, data=data)
                 await self.bot.settle()
                 answer = self.bot.h.answer(query)
@@ -116,7 +127,9 @@ async def test_claims_in_a_whole_game(bot: Bot) -> None:
         assert message.history, "the round message was edited, not sent again"
         made.append(sight)
 
-    claimer = Claimer(bot, users, lambda rnd, kind: SCRIPT.get((rnd, kind), ""), after=after)
+    claimer = Claimer(
+        bot, group.id, users, lambda rnd, kind: SCRIPT.get((rnd, kind), ""), after=after
+    )
 
     async def hook(turn: Turn) -> None:
         sends = bot.fake.group_sends(group.id)
@@ -173,7 +186,7 @@ async def test_second_and_forged_claims_are_refused_and_change_nothing(bot: Bot)
         (_, pres, _), (_, chan, _) = claims.sights(table, 1)
         president, chancellor = by_id[table.at(pres).id], by_id[table.at(chan).id]
         prompt = next(m for m in bot.fake.messages(president.id) if claim_buttons(m))
-        gid = table.gid
+        gid, step = table.gid, claims.button_step(table, "1:drawn")
 
         async def refused(user: FakeUser, data: str, text: str, *, alert: bool = True) -> None:
             before = await snapshot(bot, group.id)
@@ -185,30 +198,33 @@ async def test_second_and_forged_claims_are_refused_and_change_nothing(bot: Bot)
 
         invalid = EN._("This button is not valid.")
         # Forged: another seat's sight, unknown sights, values never offered, bad letters.
-        await refused(chancellor, f"{gid}:1:c:dFFF", invalid)
-        await refused(president, f"{gid}:1:c:rFL", invalid)
-        await refused(president, f"{gid}:2:c:dFFF", invalid)
-        await refused(president, f"{gid}:1:c:dLFF", invalid)  # not in the offered form
-        await refused(president, f"{gid}:1:c:dFFFF", invalid)
-        await refused(president, f"{gid}:1:c:iF", invalid)
-        await refused(president, f"{gid}:1:c:xFFF", invalid)
-        await refused(president, f"{gid}:1:c:d", invalid)
+        await refused(chancellor, f"{gid}:{step}:c:dFFF", invalid)
+        await refused(president, f"{gid}:{step}:c:rFL", invalid)
+        await refused(president, f"{gid}:{step + 1}:c:dFFF", invalid)
+        await refused(president, f"{gid}:{step}:c:dLFF", invalid)  # not in the offered form
+        await refused(president, f"{gid}:{step}:c:dFFFF", invalid)
+        await refused(president, f"{gid}:{step}:c:iF", invalid)
+        await refused(president, f"{gid}:{step}:c:xFFF", invalid)
+        await refused(president, f"{gid}:{step}:c:d", invalid)
         await refused(
-            president, "zzzz:1:c:dFFF", EN._("This button belongs to a game that is over.")
+            president, f"zzzz:{step}:c:dFFF", EN._("This button belongs to a game that is over.")
         )
         outsider = make_users(6)[5]
         await bot.h.command(outsider, outsider, "/start")
         await refused(
-            outsider, f"{gid}:1:c:dFFF", EN._("This button belongs to a game that is over.")
+            outsider, f"{gid}:{step}:c:dFFF", EN._("This button belongs to a game that is over.")
         )
         # The real button, then the same sight again: a toast, nothing changes.
-        query = await bot.h.press(president, prompt, data=f"{gid}:1:c:dFFL")
+        query = await bot.h.press(president, prompt, data=f"{gid}:{step}:c:dFFL")
         await bot.settle()
         assert bot.h.answer(query).text == EN._("Your claim is shown in the group.")
         assert claim_buttons(bot.fake.message(president.id, prompt.message_id)) == []
         assert "🔴🔴🔵" in bot.fake.message(president.id, prompt.message_id).text
         await refused(
-            president, f"{gid}:1:c:dLLL", EN._("You have already made this claim."), alert=False
+            president,
+            f"{gid}:{step}:c:dLLL",
+            EN._("You have already made this claim."),
+            alert=False,
         )
         # /history shows the claim while the game runs, and no truth.
         await bot.h.command(users[0], group, "/history")
@@ -248,7 +264,7 @@ async def test_random_claims_keep_secrets(bot: Bot) -> None:
 
     users = make_users(7)
     group = await open_game(bot, users, seed=find_seed(7, start=70))
-    claimer = Claimer(bot, users, choose)
+    claimer = Claimer(bot, group.id, users, choose)
     played = await play(bot, group, users, RandomPlay(7, fascist=True), before=claimer)
     table = played.table
     kinds = {claims.parse_key(k)[1] for k, _, _ in claims.sights(table)}

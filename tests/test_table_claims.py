@@ -94,7 +94,8 @@ def play(table: Table, seed: int, moves: list[Action] | None = None) -> Run:
                 continue
             value = None if roll < 0.2 else talk.choice(CHOICES[kind])
             arg = claims.encode(kind, value)
-            claims.claim(table, table.gid, claims.parse_key(key)[0], table.at(seat).id, arg)
+            step = claims.button_step(table, key)
+            claims.claim(table, table.gid, step, table.at(seat).id, arg)
         if not game.is_over:  # what the group and the buttons show ignores hidden state
             assert group_view(perturbed(table, random.Random(len(done)))) == group_view(table)
     return Run(table, done, hands, vetoed)
@@ -190,28 +191,29 @@ def test_a_session_opens_one_prompt_per_seat_and_keeps_the_truth_hidden() -> Non
 
 def test_one_claim_per_sight_and_every_forgery_refused() -> None:
     table = session_table()
-    gid = table.gid
+    gid, at = table.gid, claims.button_step(table, "1:drawn")
     saved = table.to_dict()
-    for rnd, user, arg, code in [
-        (1, 101, "dFFF", "invalid"),  # the Chancellor claiming the President's sight
-        (1, 100, "dLFF", "invalid"),  # not an offered form
-        (1, 100, "pFFF", "invalid"),  # no peek in this round
-        (2, 100, "dFFF", "invalid"),
-        (1, 100, None, "invalid"),
-        (1, 999, "dFFF", "not_playing"),
+    for step, user, arg, code in [
+        (at, 101, "dFFF", "invalid"),  # the Chancellor claiming the President's sight
+        (at, 100, "rFF", "invalid"),  # the President claiming the Chancellor's
+        (at, 100, "dLFF", "invalid"),  # not an offered form
+        (at, 100, "pFFF", "invalid"),  # no peek then
+        (at - 1, 100, "dFFF", "invalid"),
+        (at, 100, None, "invalid"),
+        (at, 999, "dFFF", "not_playing"),
     ]:
         with pytest.raises(Refusal) as refused:
-            claims.claim(table, gid, rnd, user, arg)
+            claims.claim(table, gid, step, user, arg)
         assert refused.value.code == code
     with pytest.raises(Refusal) as refused:
-        claims.claim(table, "other1", 1, 100, "dFFF")
+        claims.claim(table, "other1", at, 100, "dFFF")
     assert refused.value.code == "over_button"
     assert table.to_dict() == saved
-    outcome = claims.claim(table, gid, 1, 100, "dFFF")
+    outcome = claims.claim(table, gid, at, 100, "dFFF")
     assert outcome.answer == "claimed"
     assert "round:1" in table.owed and table.owed["round:1"][2]["closed"]
     with pytest.raises(Refusal) as refused:
-        claims.claim(table, gid, 1, 100, "dLLL")
+        claims.claim(table, gid, at, 100, "dLLL")
     assert (refused.value.code, refused.value.alert) == ("claimed", False)
     assert claims.claim_of(table, "1:drawn") is not None
 

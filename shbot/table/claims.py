@@ -10,7 +10,8 @@ truth. Conflicts come from public facts and claims only (:func:`shbot.engine.cla
 Kept in ``Table.talk`` (plain JSON):
 
 - ``facts``: the public events the conflict rules read, ``[round, kind, data]``;
-- ``sights``: ``"<round>:<kind>" -> [seat, target]``, in the order they opened;
+- ``sights``: ``"<round>:<kind>" -> [seat, target, step]``, in the order they opened (the
+  step at the opening names the sight in callback data, like every button names its step);
 - ``claims``: ``"<round>:<kind>" -> Claim.to_list()`` (one per sight, a NONE for "no claim");
 - ``truth``: what each sight really showed — hidden, read only once the game is over;
 - ``logs``: ``"<round>" -> the closed round's log``, to edit its message with a late claim.
@@ -138,7 +139,7 @@ def _sight(table: Table, rnd: int, kind: ClaimKind, seat: int, target: int | Non
     sights = _part(table, "sights")
     if k in sights:
         return
-    sights[k] = [seat, target]
+    sights[k] = [seat, target, table.step]
     assert table.game is not None
     if not table.game.is_over:
         table.owe(f"claim:{k}", table.at(seat).id, {"seat": seat})
@@ -160,9 +161,14 @@ def encode(kind: ClaimKind, value: str | None) -> str:
     return LETTER[kind] + (NO_CLAIM if value is None else value)
 
 
-def claim(table: Table, gid: str, rnd: int, user_id: int, arg: str | None) -> Outcome:
-    """``user_id`` says what it saw in sight (``rnd``, kind of ``arg``): once, never
-    checked against the truth; the round's group message gets the line."""
+def button_step(table: Table, k: str) -> int:
+    """The step a sight's buttons name (the step at which it opened)."""
+    return int(_part(table, "sights")[k][2])
+
+
+def claim(table: Table, gid: str, step: int, user_id: int, arg: str | None) -> Outcome:
+    """``user_id`` says what it saw in the sight opened at ``step`` (of the kind in ``arg``):
+    once, never checked against the truth; the round's group message gets the line."""
     game = table.game
     if table.gid != gid or game is None:
         raise Refusal("over_button")
@@ -172,10 +178,15 @@ def claim(table: Table, gid: str, rnd: int, user_id: int, arg: str | None) -> Ou
     if seat is None:
         raise Refusal("not_playing")
     kind, value = decode(arg)
-    k = key(rnd, kind)
-    sight = _part(table, "sights").get(k)
-    if sight is None or sight[0] != seat:
+    found = [
+        (k, v)
+        for k, v in _part(table, "sights").items()
+        if v[2] == step and parse_key(k)[1] is kind
+    ]
+    if len(found) != 1 or found[0][1][0] != seat:
         raise Refusal("invalid")
+    k, sight = found[0]
+    rnd = parse_key(k)[0]
     if k in _part(table, "claims"):
         raise Refusal("claimed", alert=False)
     if value is None:

@@ -135,10 +135,11 @@ def prompt_text(t: Translator, table: Table, slot_key: str) -> str:
 
 def prompt_keyboard(t: Translator, table: Table, slot_key: str) -> InlineKeyboardMarkup | None:
     """The claims offered: the same fixed list whatever the seat saw, and "no claim"."""
-    rnd, kind = claims.parse_key(slot_key)
+    kind = claims.parse_key(slot_key)[1]
 
     def button(label: str, value: str | None) -> InlineKeyboardButton:
-        data = cb.game_data(table.gid, rnd, cb.CLAIM, claims.encode(kind, value))
+        step = claims.button_step(table, slot_key)
+        data = cb.game_data(table.gid, step, cb.CLAIM, claims.encode(kind, value))
         return InlineKeyboardButton(label, callback_data=data)
 
     if kind is ClaimKind.INVESTIGATED:
