@@ -9,28 +9,36 @@ secret in the group before the end, private messages only to the entitled seat).
 
 from __future__ import annotations
 
+import json
 import random
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from shbot.bot import callbacks as cb
 from shbot.bot.render import claims as rc
+from shbot.engine import HITLER, Game, Phase
 from shbot.engine.claims import CHOICES, ClaimKind
 from shbot.i18n import translator
+from shbot.storage import open_store
 from shbot.table import claims
 from shbot.table.model import Table
 from tests.botplay import (
     Bot,
     RandomPlay,
+    Replay,
     Turn,
     check_game,
     find_seed,
     open_game,
     play,
     play_planned,
+    rewrite_game,
+    running_bot,
 )
-from tests.fake_telegram import StoredMessage
+from tests.fake_telegram import FakeChat, StoredMessage
 from tests.harness import FakeUser, make_users
+from tests.test_bot_secrets import Recorded, fascists, transcript, twin_deck
 
 EN = translator("en")
 Choose = Callable[[int, ClaimKind], str | None]
@@ -67,7 +75,7 @@ class Claimer:
     users: list[FakeUser]
     choose: Choose
     prompts: dict[tuple[int, ClaimKind], int] = field(default_factory=dict)  # -> user id
-    after: Callable[[tuple[int, ClaimKind]], object] | None = None
+    after: Callable[[tuple[int, ClaimKind]], Awaitable[None]] | None = None
 
     async def __call__(self, turn: Turn) -> None:
         await self.bot.settle()
@@ -91,7 +99,7 @@ class Claimer:
                 assert not answer.show_alert, answer.text
                 assert answer.text == EN._("Your claim is shown in the group.")
                 if self.after is not None:
-                    await self.after(sight)  # type: ignore[misc]
+                    await self.after(sight)
 
 
 def expected_prompts(table: Table) -> dict[tuple[int, ClaimKind], int]:
@@ -284,3 +292,90 @@ async def test_random_claims_keep_secrets(bot: Bot) -> None:
         for message in bot.fake.messages(user.id):
             assert not claim_buttons(message), f"a live claim button after the end: {message.text}"
     await check_game(bot, played)
+
+
+# ------------------------------------------------------------------ twin games with claims
+
+
+async def test_claims_show_the_group_the_same_in_games_with_other_hidden_state(
+    tmp_path: Path,
+) -> None:
+    """Two 7-player games with the same public moves and the same claims but other roles
+    and hands (rotated before the first reshuffle: other peeks and investigation results)
+    show the group exactly the same calls up to the end card (tests/test_bot_secrets.py,
+    with claims)."""
+    players = 7
+    stores = [open_store(sqlite_path=str(tmp_path / f"{i}.sqlite3")) for i in (1, 2)]
+
+    def chooser() -> Choose:
+        rng = random.Random(7)
+        return lambda rnd, kind: rng.choice([*CHOICES[kind], None])
+
+    try:
+        async with running_bot(stores[0]) as bot_a:
+            users_a = make_users(players)
+            group_a = await open_game(bot_a, users_a, seed=find_seed(players, start=49))
+            claimer_a = Claimer(bot_a, group_a.id, users_a, chooser())
+            recorded = await record_game(bot_a, group_a, users_a, claimer_a)
+            game_a = recorded.initial
+            seed_b = find_seed(
+                players,
+                hitler=game_a.roles.index(HITLER),
+                first_president=game_a.president,
+                accept=lambda g: fascists(g).isdisjoint(fascists(game_a)),
+            )
+            async with running_bot(stores[1]) as bot_b:
+                users_b = make_users(players)
+                group_b = await open_game(bot_b, users_b, seed=seed_b)
+                deck_b = twin_deck(recorded)
+
+                def rig(game: Game) -> None:
+                    game.draw = list(reversed(deck_b))
+                    game.rng = game_a.rng
+
+                await rewrite_game(bot_b, group_b, rig)
+                claimer_b = Claimer(bot_b, group_b.id, users_b, chooser())
+                replay = Replay(recorded.played.moves)
+                second = await play(bot_b, group_b, users_b, replay, before=claimer_b)
+                assert replay.i == len(recorded.played.moves)
+                first = recorded.played
+                assert first.table.talk["claims"] == second.table.talk["claims"]
+                assert first.table.talk["claims"], "no claim was made"
+                assert claims.all_conflicts(first.table), "no conflict to show"
+                seen_a, seen_b = transcript(bot_a.fake, first), transcript(bot_b.fake, second)
+                assert any(json.dumps("🗣")[1:-1] in call for call in seen_a)  # claims shown
+                assert seen_a == seen_b
+                assert first.game.roles != second.game.roles, "the twin has other roles"
+                await check_game(bot_b, second)
+    finally:
+        for store in stores:
+            await store.close()
+
+
+async def record_game(
+    bot: Bot, group: FakeChat, users: list[FakeUser], claimer: Claimer
+) -> Recorded:
+    """Play at random with claims, noting the hands drawn before the first reshuffle."""
+    start = await bot.table(group)
+    assert start is not None and start.game is not None
+    initial = start.game.clone()
+    total = len(initial.draw)
+    hands: list[tuple[int, list[int]]] = []
+    state = {"last": total, "reshuffled": False, "step": -1}
+
+    async def observe(turn: Turn) -> None:
+        await claimer(turn)
+        table = await bot.table(group)
+        assert table is not None and table.game is not None
+        game = table.game
+        size = len(game.draw)
+        state["reshuffled"] = bool(state["reshuffled"]) or size > int(state["last"])
+        state["last"] = size
+        if game.phase is Phase.PRESIDENT_DISCARD and turn.table.step != state["step"]:
+            state["step"] = turn.table.step
+            if not state["reshuffled"]:
+                drawn = total - size
+                hands.append((game.round, list(range(drawn - 3, drawn))))
+
+    played = await play(bot, group, users, RandomPlay(3, fascist=True), before=observe)
+    return Recorded(played, initial, hands)
