@@ -225,3 +225,31 @@ def test_a_table_stored_before_claims_loads() -> None:
     loaded = Table.from_dict(old)
     assert loaded.talk == {} and claims.sights(loaded) == []
     assert claims.all_conflicts(loaded) == []
+
+
+@pytest.mark.parametrize(
+    ("lang", "words"),
+    [
+        ("en", ["(President)", "(Chancellor)", "⚠", "what do you tell the group"]),
+        ("ja", ["（大統領）", "（首相）", "⚠", "申告しますか"]),
+        ("fr", ["(Président)", "(Chancelier)", "⚠", "qu’annoncez-vous"]),
+    ],
+)
+def test_claims_speak_the_readers_language(lang: str, words: list[str]) -> None:
+    table = session_table()
+    at = claims.button_step(table, "1:drawn")
+    claims.claim(table, table.gid, at, 100, "dLLL")  # a Fascist was enacted: ENACTED
+    claims.claim(table, table.gid, at, 101, "rFL")
+    t = translator(lang)
+    shown = [
+        rc.claim_line(t, table, 1) or "",
+        rc.prompt_text(t, table, "1:drawn"),
+        rc.prompt_text(t, table, "1:received"),
+    ]
+    text = "\n".join(shown)
+    for word in words[:3]:
+        assert word in text, (word, text)
+    fresh = session_table()
+    assert words[3] in rc.prompt_text(t, fresh, "1:drawn")
+    if lang != "en":
+        assert "President" not in text and "claim" not in text
