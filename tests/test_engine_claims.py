@@ -207,3 +207,13 @@ def test_r11_the_offered_claims_are_fixed_and_canonical() -> None:
         assert all(normalize(kind, v) == v for v in CHOICES[kind])
     assert valid(INV, "L") and valid(INV, "F") and not valid(INV, "H")
     assert not valid(D, "LFF") and not valid(R, "FFF") and not valid(NONE, "")
+
+
+def test_r5_4_the_pile_at_a_reshuffle_follows_the_boards_totals() -> None:
+    """R1.5/R5.4: the reshuffled pile holds every tile not on the board; the totals the
+    enactment events carry count (a game whose earlier facts were not kept)."""
+    facts = [start(), fact(4, Kind.POLICY_ENACTED, policy="L", chaos=False, liberal=3, fascist=2)]
+    facts += [fact(4, Kind.DECK_RESHUFFLED, draw=12), *session(5, 0, 1, "F")]
+    facts += session(6, 1, 2, "F")
+    claims = [Claim(5, 0, D, "FLL"), Claim(6, 1, D, "FLL")]
+    assert conflicts(facts, claims) == [Conflict(6, Code.DECK, 1, policy="L", held=3)]

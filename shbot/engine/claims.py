@@ -5,6 +5,10 @@ and never verifies them; they live here, beside the rules, because both the comp
 players (which make and read claims) and the table (which shows them and flags claims that
 cannot all be true from public facts) need one shared shape, and both import the engine.
 
+What can be said about claims without hidden state is here too: :func:`conflicts` reads
+public facts and claims only, so its answer is the same for any two games that share their
+public history and their claims.
+
 Policies in a claim are a string of ``LIBERAL``/``FASCIST`` letters (``"FFL"``), sorted
 Fascist first except for a peek, whose order (top of the pile first) is part of the claim.
 """
@@ -271,6 +275,8 @@ def _deck(
             tiles = claim.policies if claim else sessions[rnd].enacted or ""
         elif e.kind in (Kind.POLICY_ENACTED, Kind.CHAOS):
             enacted[e.data["policy"]] += 1
+            if "liberal" in e.data:  # the board's totals, when the event carries them
+                enacted = {LIBERAL: e.data["liberal"], FASCIST: e.data["fascist"]}
             tiles = e.data["policy"] if e.kind is Kind.CHAOS else ""
         for p in tiles:
             used[p] += 1
