@@ -106,7 +106,7 @@ def _secret(truth: dict[str, Any], rnd: int, e: Event) -> None:
         truth[key(rnd, ClaimKind.DRAWN)] = normalize(ClaimKind.DRAWN, "".join(e.data["policies"]))
     elif e.kind is Kind.CHANCELLOR_HAND:
         truth[key(rnd, ClaimKind.RECEIVED)] = normalize(
-            ClaimKind.DRAWN, "".join(e.data["policies"])
+            ClaimKind.RECEIVED, "".join(e.data["policies"])
         )
     elif e.kind is Kind.PEEK_RESULT:
         truth[key(rnd, ClaimKind.PEEKED)] = "".join(e.data["policies"])
@@ -123,7 +123,7 @@ def _open(table: Table, rnd: int, e: Event) -> None:
         e.kind is Kind.VETO_ACCEPTED
     ):
         session = next(
-            (d for r, k, d in _part(table, "facts") if r == rnd and k == "session_started"), None
+            (d for r, k, d in _part(table, "facts") if r == rnd and k == Kind.SESSION_STARTED), None
         )
         if session is not None:
             _sight(table, rnd, ClaimKind.DRAWN, session["president"])
