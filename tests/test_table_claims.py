@@ -216,6 +216,10 @@ def test_one_claim_per_sight_and_every_forgery_refused() -> None:
         claims.claim(table, gid, at, 100, "dLLL")
     assert (refused.value.code, refused.value.alert) == ("claimed", False)
     assert claims.claim_of(table, "1:drawn") is not None
+    assert "1" in table.talk["logs"]  # the Chancellor may still claim
+    claims.claim(table, gid, at, 101, "rFF")
+    assert "1" not in table.talk["logs"], "a round with every claim made is not kept"
+    assert table.owed["round:1"][2]["log"], "its last edit still carries the log"
 
 
 def test_a_table_stored_before_claims_loads() -> None:

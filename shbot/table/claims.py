@@ -14,7 +14,8 @@ Kept in ``Table.talk`` (plain JSON):
   step at the opening names the sight in callback data, like every button names its step);
 - ``claims``: ``"<round>:<kind>" -> Claim.to_list()`` (one per sight, a NONE for "no claim");
 - ``truth``: what each sight really showed — hidden, read only once the game is over;
-- ``logs``: ``"<round>" -> the closed round's log``, to edit its message with a late claim.
+- ``logs``: ``"<round>" -> the closed round's log``, to edit its message with a late claim
+  (dropped once the round's sights are all claimed, and at the end).
 """
 
 from __future__ import annotations
@@ -86,7 +87,8 @@ def observe(before: Table, table: Table, outcome: Outcome) -> None:
     payload = closed[2] if closed and bgame.round != game.round else None
     if payload and payload.get("closed") and kept(table, bgame.round):
         _part(table, "logs")[str(bgame.round)] = payload["log"]
-    if game.is_over:  # unanswered prompts lose their buttons
+    if game.is_over:  # unanswered prompts lose their buttons; no round is edited again
+        table.talk.pop("logs", None)
         for k in _part(table, "sights"):
             if k not in _part(table, "claims"):
                 table.owe(f"claim:{k}", table.at(_part(table, "sights")[k][0]).id)
@@ -198,6 +200,8 @@ def claim(table: Table, gid: str, step: int, user_id: int, arg: str | None) -> O
     _part(table, "claims")[k] = said.to_list()
     table.owe(f"claim:{k}", user_id)
     _owe_round(table, rnd)
+    if all(s[0] in table.talk["claims"] for s in sights(table, rnd)):
+        _part(table, "logs").pop(str(rnd), None)  # the round's message has its last claim
     return Outcome(table, answer="claimed")
 
 
