@@ -15,11 +15,13 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pytest
+
 from shbot.bot import callbacks as cb
 from shbot.bot.render import claims as rc
 from shbot.engine import HITLER, Game, Phase
 from shbot.engine.claims import CHOICES, ClaimKind
-from shbot.i18n import translator
+from shbot.i18n import Translator, translator
 from shbot.storage import open_store
 from shbot.table import claims
 from shbot.table.model import Table
@@ -28,6 +30,7 @@ from tests.botplay import (
     RandomPlay,
     Replay,
     Turn,
+    check_calls_valid,
     check_game,
     find_seed,
     open_game,
@@ -38,6 +41,7 @@ from tests.botplay import (
 )
 from tests.fake_telegram import FakeChat, StoredMessage
 from tests.harness import FakeUser, make_users
+from tests.langcheck import assert_language
 from tests.test_bot_secrets import Recorded, fascists, transcript, twin_deck
 
 EN = translator("en")
@@ -76,6 +80,7 @@ class Claimer:
     choose: Choose
     prompts: dict[tuple[int, ClaimKind], int] = field(default_factory=dict)  # -> user id
     after: Callable[[tuple[int, ClaimKind]], Awaitable[None]] | None = None
+    t: Translator = EN
 
     async def __call__(self, turn: Turn) -> None:
         await self.bot.settle()
@@ -97,7 +102,7 @@ class Claimer:
                 await self.bot.settle()
                 answer = self.bot.h.answer(query)
                 assert not answer.show_alert, answer.text
-                assert answer.text == EN._("Your claim is shown in the group.")
+                assert answer.text == self.t._("Your claim is shown in the group.")
                 if self.after is not None:
                     await self.after(sight)
 
@@ -379,3 +384,32 @@ async def record_game(
 
     played = await play(bot, group, users, RandomPlay(3, fascist=True), before=observe)
     return Recorded(played, initial, hands)
+
+
+# ------------------------------------------------------------------ in every language
+
+
+@pytest.mark.parametrize("lang", ["ja", "fr"])
+async def test_claims_in_the_groups_and_the_players_language(bot: Bot, lang: str) -> None:
+    t = translator(lang)
+    users = make_users(5, language_code=lang)
+    group = bot.h.group(creator=users[0], members=users[1:])
+    await bot.h.command(users[0], group, f"/lang {lang}")
+    script = {(1, ClaimKind.DRAWN): "FFF", (1, ClaimKind.RECEIVED): "FL"}
+    claimer = Claimer(bot, group.id, users, lambda r, k: script.get((r, k), ""), t=t)
+    played = await play_planned(
+        bot, users, ["F", "L", "L", "L", "L", "L"], group=group, before=claimer
+    )
+    table = played.table
+    line = rc.claim_line(t, table, 1)
+    assert line is not None and "⚠" in line
+    assert line in bot.fake.message(group.id, table.shown["round:1"]).text
+    names = [f"<b>{n}</b>" for n in table.names()]
+    assert_language(line, lang, raw=["🗣", "⚠", *names])
+    for user in users:
+        for message in bot.fake.messages(user.id):
+            if message.text.startswith("🗣"):
+                assert_language(message.text, lang, raw=["🗣", *names])
+    assert rc.truth_lines(t, table)[1] in bot.h.last(group).text
+    check_calls_valid(bot.fake)  # (check_game's secret words are English-only)
+    bot.h.assert_no_errors()
