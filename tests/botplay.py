@@ -676,9 +676,11 @@ def secret_hand_strings(t: Translator) -> list[str]:
 
 
 # Role or party words are allowed in the group before the end only inside these phrases
-# ("Next 🔴: 🏁 Fascists win" on the board once five Fascist policies are enacted).
+# ("Next 🔴: 🏁 Fascists win" on the board once five Fascist policies are enacted; a
+# President's claim of an investigation, "🔍 … Léa is 🔴 Fascist").
 _PUBLIC_ROLE_WORDS = re.compile(
     r"Secret Hitler|(Liberal|Fascist) polic(y|ies)|not Hitler|(Liberals|Fascists) win"
+    r"|\u2068[^\u2069]*\u2069 is (🔵 Liberal|🔴 Fascist)"  # a claim: talk, not a secret
     r"|\u2068[^\u2069]*\u2069"
 )
 _ROLE_WORD = re.compile(r"Liberal|Fascist|Hitler")

@@ -450,6 +450,9 @@ async def test_private_steps_are_edited_to_what_was_done(bot: Bot) -> None:
             prompts += 1
             assert message.buttons() == [], f"buttons left on {message.text!r}"
             assert message.text != message.history[0]
+            if message.text.startswith("🗣"):  # a claim prompt nobody answered, closed at the end
+                assert message.text.endswith("the game ended before you made a claim.")
+                continue
             assert message.text.startswith(("🎩 You discarded", "👔 You enacted", "💀 You exec"))
     # Four elected governments (two prompts each) and one execution.
     assert prompts >= 2 * 4 + 1

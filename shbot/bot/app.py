@@ -34,6 +34,7 @@ from . import jobs, logs, settings
 from .config import Config
 from .handlers import admin as h_admin
 from .handlers import common as h_common
+from .handlers import talk as h_talk
 from .outbox import Outbox
 from .pacer import Pacer
 from .services import Services
@@ -239,6 +240,9 @@ def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     )
     app.add_handler(CallbackQueryHandler(h.on_my_role, pattern=game + r"r\Z"))
     app.add_handler(CallbackQueryHandler(h.on_cancel_press, pattern=game + r"(cy|cn)\Z"))
+    app.add_handler(
+        CallbackQueryHandler(h_talk.on_claim, pattern=game + r"c:[A-Za-z0-9_-]{1,16}\Z")
+    )
     app.add_handler(CallbackQueryHandler(h.on_lang_press, pattern=r"^@lang:[A-Za-z0-9_-]{1,24}\Z"))
     app.add_handler(
         CallbackQueryHandler(h.on_rules_press, pattern=r"^@rules:[A-Za-z0-9_-]{1,24}\Z")

@@ -21,10 +21,11 @@ NOMINATE, VOTE = "n", "v"
 DISCARD, ENACT, VETO, VETO_ANSWER = "d", "e", "vp", "va"
 TARGET = "p"
 MY_ROLE = "r"
+CLAIM = "c"  # <game id>:<round>:c:<kind letter><claim>, see shbot.table.claims
 CANCEL_YES, CANCEL_NO = "cy", "cn"
 GAME_OPS = frozenset(
     {JOIN, LEAVE, START, NOMINATE, VOTE, DISCARD, ENACT, VETO, VETO_ANSWER, TARGET, MY_ROLE}
-    | {CANCEL_YES, CANCEL_NO}
+    | {CANCEL_YES, CANCEL_NO, CLAIM}
 )
 # Free operations.
 LANG, RULES, SETTINGS = "lang", "rules", "set"

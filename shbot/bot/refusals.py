@@ -25,6 +25,7 @@ _PLAIN: dict[str, str] = {
     "not_playing": N_("You are not playing in this game."),
     "step_over": N_("This step is already over."),
     "invalid": N_("This button is not valid."),
+    "claimed": N_("You have already made this claim."),
     "no_game": N_("No game is running. /newgame opens one."),
     "not_person": N_(
         "Only people can play: please post as yourself, not as the group or a channel."
@@ -111,4 +112,6 @@ def answer_text(t: Translator, code: str | None) -> str | None:
         return t._("You left the game.")
     if code in ("vote_ja", "vote_nein"):
         return vote_answer(t, code == "vote_ja")
+    if code == "claimed":
+        return t._("Your claim is shown in the group.")
     return None

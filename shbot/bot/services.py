@@ -160,7 +160,7 @@ class Services:
             if record is None:
                 return
             table = Table.from_dict(record.data)
-            for slot in [s for s in table.shown if not s.startswith(("prompt", "warn"))]:
+            for slot in [s for s in table.shown if not s.startswith(("prompt", "warn", "claim"))]:
                 del table.shown[slot]  # those messages stay behind in the old chat
             for slot in (
                 ("lobby",) if table.game is None else ("board", f"round:{table.game.round}")

@@ -16,13 +16,14 @@ from telegram import InlineKeyboardMarkup
 
 from shbot.engine import Phase
 from shbot.i18n import Translator
-from shbot.table import GROUP, PRIVATE_PHASES, Table, prompt_seat
+from shbot.table import GROUP, PRIVATE_PHASES, Table, claims, prompt_seat
 
 from . import render as r
+from .render import claims as rc
 from .render import timers as rt
 
 #: Slots edited in place later (their message id is kept); every other slot is sent once.
-KEPT = ("lobby", "board", "round", "prompt")
+KEPT = ("lobby", "board", "round", "prompt", "claim")
 #: Delivery order among messages that may be sent now: the step's own messages first.
 PRIORITY = {"lobby": 1, "board": 2}
 
@@ -73,7 +74,8 @@ class SlotRenderer:
             return None
         text, kb = built
         if fam == "round" and payload.get("closed"):
-            keep = False  # a closed round is never edited again
+            # A closed round is edited again only to add a claim (table.claims).
+            keep = claims.kept(table, int(slot.split(":")[1]))
         if fam == "prompt" and payload.get("done"):
             keep = False
         notify = fam in ("prompt", "role", "nudge") and not payload.get("done")
@@ -105,6 +107,8 @@ class SlotRenderer:
             return r.peek_text(t, d["policies"]), None
         if fam == "prompt":
             return self._prompt(t, table, int(slot.split(":")[1]), d, live)
+        if fam == "claim":
+            return rc.prompt(t, table, slot.split(":", 1)[1], slot in table.shown)
         if fam == "timeout":
             return rt.timeout_text(t, names, d), None
         if fam == "over":

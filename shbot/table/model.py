@@ -94,6 +94,7 @@ class Table:
     seen: list[str] = field(default_factory=list)  # recent callback query ids
     ending: str | None = None  # "finished" or "cancelled": archived once nothing is owed
     missed: dict[str, int] = field(default_factory=dict)  # user id -> deadlines missed in a row
+    talk: dict[str, Any] = field(default_factory=dict)  # claims (shbot.table.claims)
 
     # -------------------------------------------------------------- delivery
 
@@ -215,6 +216,7 @@ class Table:
             "seen": self.seen,
             "ending": self.ending,
             "missed": self.missed,
+            "talk": self.talk,
         }
 
     @classmethod
@@ -237,6 +239,8 @@ class Table:
             seen=[str(x) for x in d.get("seen", [])],
             ending=d.get("ending"),
             missed={str(k): int(v) for k, v in d.get("missed", {}).items()},
+            # One level copied: the claims module replaces items, never changes them in place.
+            talk={str(k): v.copy() for k, v in d.get("talk", {}).items()},
         )
 
 

@@ -28,6 +28,7 @@ from shbot.engine import (
 from shbot.engine.actions import Action
 from shbot.table.model import Table
 
+from . import claims
 from .outcome import Outcome, Refusal
 
 PRIVATE_PHASES = (
@@ -146,6 +147,7 @@ def narrate(before: Table, table: Table, outcome: Outcome, timeout: str | None =
     elif outcome.step_changed and game.phase in PRIVATE_PHASES:
         seat = prompt_seat(game)
         table.owe(f"prompt:{table.step}", table.at(seat).id, {"seat": seat})
+    claims.observe(before, table, outcome)
 
 
 def _close_prompt(before: Table, table: Table, outcome: Outcome, timeout: str | None) -> None:

@@ -9,6 +9,8 @@ from shbot.engine import Game
 from shbot.i18n import Translator
 from shbot.table.model import Table
 
+from .claims import history_lines as claim_lines
+from .claims import truth_lines
 from .common import (
     fit,
     name,
@@ -90,6 +92,8 @@ def history_text(t: Translator, table: Table) -> str:
     assert game is not None
     lines = [t._("<b>History so far</b>")]
     lines.extend(history_lines(t, game, table.names()) or [t._("Nothing has happened yet.")])
+    claimed = claim_lines(t, table)
+    lines += ["", *claimed] if claimed else []
     return fit("\n".join(lines))
 
 
@@ -106,6 +110,8 @@ def game_over_text(t: Translator, table: Table) -> str:
     for seat, role in enumerate(game.roles):
         dead = " 💀" if not game.alive[seat] else ""
         lines.append(f"{seat + 1}. {name(names, seat)} — {role_name(t, role)}{dead}")
+    truth = truth_lines(t, table)  # before the history: a long game's history may be cut
+    lines += ["", *truth] if truth else []
     lines += ["", t._("<b>History</b>")]
     lines.extend(history_lines(t, game, names))
     lines += ["", t._("Thanks for playing! /newgame starts another one.")]

@@ -1,0 +1,256 @@
+"""Claims at the table: after each sight, its seat may tell the group what it saw.
+
+A *sight* is one private look a seat had: the President's three drawn policies, the
+Chancellor's two, a peek, an investigation. When a legislative session ends (a policy
+enacted or a veto accepted), or a power shows something, the sight opens: its seat gets a
+private prompt with one-tap claims (``claim:<round>:<kind>``), and the first press is the
+claim, shown in that round's group message. Claims are talk: never checked against the
+truth. Conflicts come from public facts and claims only (:func:`shbot.engine.claims.conflicts`).
+
+Kept in ``Table.talk`` (plain JSON):
+
+- ``facts``: the public events the conflict rules read, ``[round, kind, data]``;
+- ``sights``: ``"<round>:<kind>" -> [seat, target, step]``, in the order they opened (the
+  step at the opening names the sight in callback data, like every button names its step);
+- ``claims``: ``"<round>:<kind>" -> Claim.to_list()`` (one per sight, a NONE for "no claim");
+- ``truth``: what each sight really showed — hidden, read only once the game is over;
+- ``logs``: ``"<round>" -> the closed round's log``, to edit its message with a late claim
+  (dropped once the round's sights are all claimed, and at the end).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from shbot.engine import Event, Kind
+from shbot.engine.claims import (
+    FACT_KINDS,
+    Claim,
+    ClaimKind,
+    Conflict,
+    Fact,
+    conflicts,
+    normalize,
+    valid,
+)
+from shbot.engine.rules import FASCIST_POLICIES, LIBERAL_POLICIES, rebalanced_setup
+
+from .model import Table
+from .outcome import Outcome, Refusal
+
+#: The letter of each kind in callback data ("d" + "FFL"; "d-" is "no claim").
+LETTER = {
+    ClaimKind.DRAWN: "d",
+    ClaimKind.RECEIVED: "r",
+    ClaimKind.PEEKED: "p",
+    ClaimKind.INVESTIGATED: "i",
+}
+KIND_OF = {letter: kind for kind, letter in LETTER.items()}
+NO_CLAIM = "-"
+ORDER = (ClaimKind.DRAWN, ClaimKind.RECEIVED, ClaimKind.INVESTIGATED, ClaimKind.PEEKED)
+
+
+def key(rnd: int, kind: ClaimKind) -> str:
+    return f"{rnd}:{kind.value}"
+
+
+def parse_key(text: str) -> tuple[int, ClaimKind]:
+    rnd, kind = text.split(":")
+    return int(rnd), ClaimKind(kind)
+
+
+def _part(table: Table, name: str) -> Any:
+    return table.talk.setdefault(name, [] if name == "facts" else {})
+
+
+# ------------------------------------------------------------------------- observing play
+
+
+def observe(before: Table, table: Table, outcome: Outcome) -> None:
+    """After a change of play: keep the public facts, the hidden truth of each sight, and
+    open the sights whose session or power just ended (called by ``narrate``)."""
+    game, bgame = table.game, before.game
+    assert game is not None and bgame is not None
+    facts = _part(table, "facts")
+    if not facts:
+        facts.append([0, Kind.GAME_STARTED.value, _start(table)])
+    rnd = bgame.round
+    truth = _part(table, "truth")
+    for e in outcome.events:
+        if e.kind is Kind.ROUND_STARTED:
+            rnd = e.data["round"]
+        elif e.public and e.kind in FACT_KINDS:
+            facts.append([rnd, e.kind.value, dict(e.data)])
+        _secret(truth, rnd, e)
+        _open(table, rnd, e)
+    closed = table.owed.get(f"round:{bgame.round}")
+    payload = closed[2] if closed and bgame.round != game.round else None
+    if payload and payload.get("closed") and kept(table, bgame.round):
+        _part(table, "logs")[str(bgame.round)] = payload["log"]
+    if game.is_over:  # unanswered prompts lose their buttons; no round is edited again
+        table.talk.pop("logs", None)
+        for k in _part(table, "sights"):
+            if k not in _part(table, "claims"):
+                table.owe(f"claim:{k}", table.at(_part(table, "sights")[k][0]).id)
+
+
+def _start(table: Table) -> dict[str, Any]:
+    """The public set-up of the pile (the GAME_STARTED event's data, R1.5)."""
+    game = table.game
+    assert game is not None
+    removed, preset = rebalanced_setup(game.n) if game.options.get("rebalanced") else (0, 0)
+    return {"draw": LIBERAL_POLICIES + FASCIST_POLICIES - removed - preset, "fascist": preset}
+
+
+def _secret(truth: dict[str, Any], rnd: int, e: Event) -> None:
+    """What the sight really showed: hidden until the game is over."""
+    if e.kind is Kind.PRESIDENT_HAND:
+        truth[key(rnd, ClaimKind.DRAWN)] = normalize(ClaimKind.DRAWN, "".join(e.data["policies"]))
+    elif e.kind is Kind.CHANCELLOR_HAND:
+        truth[key(rnd, ClaimKind.RECEIVED)] = normalize(
+            ClaimKind.RECEIVED, "".join(e.data["policies"])
+        )
+    elif e.kind is Kind.PEEK_RESULT:
+        truth[key(rnd, ClaimKind.PEEKED)] = "".join(e.data["policies"])
+    elif e.kind is Kind.INVESTIGATION_RESULT:
+        truth[key(rnd, ClaimKind.INVESTIGATED)] = e.data["party"]
+
+
+def _open(table: Table, rnd: int, e: Event) -> None:
+    """Open the sights a public event ends: a session (enacted or vetoed), a peek, an
+    investigation (its public event names the target)."""
+    game = table.game
+    assert game is not None
+    if (e.kind is Kind.POLICY_ENACTED and not e.data.get("chaos")) or (
+        e.kind is Kind.VETO_ACCEPTED
+    ):
+        session = next(
+            (d for r, k, d in _part(table, "facts") if r == rnd and k == Kind.SESSION_STARTED), None
+        )
+        if session is not None:
+            _sight(table, rnd, ClaimKind.DRAWN, session["president"])
+            _sight(table, rnd, ClaimKind.RECEIVED, session["chancellor"])
+    elif e.kind is Kind.PEEKED:
+        _sight(table, rnd, ClaimKind.PEEKED, e.data["president"])
+    elif e.kind is Kind.INVESTIGATED:
+        _sight(table, rnd, ClaimKind.INVESTIGATED, e.data["president"], e.data["target"])
+
+
+def _sight(table: Table, rnd: int, kind: ClaimKind, seat: int, target: int | None = None) -> None:
+    k = key(rnd, kind)
+    sights = _part(table, "sights")
+    if k in sights:
+        return
+    sights[k] = [seat, target, table.step]
+    assert table.game is not None
+    if not table.game.is_over:
+        table.owe(f"claim:{k}", table.at(seat).id, {"seat": seat})
+
+
+# ------------------------------------------------------------------------- a claim
+
+
+def decode(arg: str | None) -> tuple[ClaimKind, str | None]:
+    """Callback argument → (sight kind, claimed value or None for "no claim")."""
+    kind = KIND_OF.get((arg or "")[:1])
+    value = (arg or "")[1:]
+    if kind is None or not (value == NO_CLAIM or valid(kind, value)):
+        raise Refusal("invalid")
+    return kind, None if value == NO_CLAIM else value
+
+
+def encode(kind: ClaimKind, value: str | None) -> str:
+    return LETTER[kind] + (NO_CLAIM if value is None else value)
+
+
+def button_step(table: Table, k: str) -> int:
+    """The step a sight's buttons name (the step at which it opened)."""
+    return int(_part(table, "sights")[k][2])
+
+
+def claim(table: Table, gid: str, step: int, user_id: int, arg: str | None) -> Outcome:
+    """``user_id`` says what it saw in the sight opened at ``step`` (of the kind in ``arg``):
+    once, never checked against the truth; the round's group message gets the line."""
+    game = table.game
+    if table.gid != gid or game is None:
+        raise Refusal("over_button")
+    if game.is_over or table.ending:
+        raise Refusal("over")
+    seat = table.seat_of(user_id)
+    if seat is None:
+        raise Refusal("not_playing")
+    kind, value = decode(arg)
+    found = [
+        (k, v)
+        for k, v in _part(table, "sights").items()
+        if v[2] == step and parse_key(k)[1] is kind
+    ]
+    if len(found) != 1 or found[0][1][0] != seat:
+        raise Refusal("invalid")
+    k, sight = found[0]
+    rnd = parse_key(k)[0]
+    if k in _part(table, "claims"):
+        raise Refusal("claimed", alert=False)
+    if value is None:
+        said = Claim(rnd, seat, ClaimKind.NONE)
+    elif kind is ClaimKind.INVESTIGATED:
+        said = Claim(rnd, seat, kind, target=sight[1], party=value)
+    else:
+        said = Claim(rnd, seat, kind, value)
+    _part(table, "claims")[k] = said.to_list()
+    table.owe(f"claim:{k}", user_id)
+    _owe_round(table, rnd)
+    if all(s[0] in table.talk["claims"] for s in sights(table, rnd)):
+        _part(table, "logs").pop(str(rnd), None)  # the round's message has its last claim
+    return Outcome(table, answer="claimed")
+
+
+def _owe_round(table: Table, rnd: int) -> None:
+    """Edit the round's message in place (no new message): the current one, or a closed
+    one whose message id is kept."""
+    assert table.game is not None
+    slot = f"round:{rnd}"
+    if rnd == table.game.round:
+        table.owe(slot)
+    elif slot in table.owed or slot in table.shown:
+        log = _part(table, "logs").get(str(rnd))
+        table.owe(slot, payload=None if log is None else {"log": log, "closed": True})
+
+
+# ------------------------------------------------------------------------- reading
+
+
+def sights(table: Table, rnd: int | None = None) -> list[tuple[str, int, int | None]]:
+    """Open sights (key, seat, target), in round then ``ORDER`` order."""
+    out = [(k, int(v[0]), v[1]) for k, v in _part(table, "sights").items()]
+    if rnd is not None:
+        out = [s for s in out if parse_key(s[0])[0] == rnd]
+    return sorted(out, key=lambda s: (parse_key(s[0])[0], ORDER.index(parse_key(s[0])[1])))
+
+
+def claim_of(table: Table, k: str) -> Claim | None:
+    data = _part(table, "claims").get(k)
+    return None if data is None else Claim.from_list(data)
+
+
+def kept(table: Table, rnd: int) -> bool:
+    """A closed round keeps its message id while a claim may still be added to it."""
+    return any(parse_key(k)[0] == rnd for k in _part(table, "sights"))
+
+
+def facts(table: Table) -> list[Fact]:
+    return [Fact(r, Event(Kind(k), d)) for r, k, d in _part(table, "facts")]
+
+
+def all_conflicts(table: Table) -> list[Conflict]:
+    """Conflicts of the claims so far, from the public facts and the claims only."""
+    claims = [Claim.from_list(c) for c in _part(table, "claims").values()]
+    return conflicts(facts(table), claims) if claims else []
+
+
+def revealed(table: Table) -> dict[str, Any]:
+    """What each sight really showed — empty until the game is over (R10, R11)."""
+    game = table.game
+    if game is None or not game.is_over:
+        return {}
+    return dict(_part(table, "truth"))
