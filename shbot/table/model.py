@@ -94,6 +94,7 @@ class Table:
     seen: list[str] = field(default_factory=list)  # recent callback query ids
     ending: str | None = None  # "finished" or "cancelled": archived once nothing is owed
     missed: dict[str, int] = field(default_factory=dict)  # user id -> deadlines missed in a row
+    standins: list[int] = field(default_factory=list)  # people a computer plays for (seats.py)
 
     # -------------------------------------------------------------- delivery
 
@@ -101,7 +102,11 @@ class Table:
         """Mark ``slot`` as owed: its newest state must reach ``chat`` (GROUP: the group).
 
         Owing a slot again replaces the older entry (latest state wins); a payload given
-        before is kept unless a new one is given, so a later re-render keeps its data."""
+        before is kept unless a new one is given, so a later re-render keeps its data.
+        Nothing private is owed to a computer seat (a negative id), nor a prompt to a person
+        a computer plays for (:mod:`shbot.table.seats`)."""
+        if chat < GROUP or (chat in self.standins and slot.startswith(("prompt:", "nudge:"))):
+            return
         self.seq += 1
         old = self.owed.get(slot)
         if payload is None and old is not None:
@@ -215,6 +220,7 @@ class Table:
             "seen": self.seen,
             "ending": self.ending,
             "missed": self.missed,
+            "standins": self.standins,
         }
 
     @classmethod
@@ -237,6 +243,7 @@ class Table:
             seen=[str(x) for x in d.get("seen", [])],
             ending=d.get("ending"),
             missed={str(k): int(v) for k, v in d.get("missed", {}).items()},
+            standins=[int(x) for x in d.get("standins", [])],
         )
 
 
