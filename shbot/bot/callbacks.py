@@ -22,9 +22,10 @@ DISCARD, ENACT, VETO, VETO_ANSWER = "d", "e", "vp", "va"
 TARGET = "p"
 MY_ROLE = "r"
 CANCEL_YES, CANCEL_NO = "cy", "cn"
+ADD_BOT, REMOVE_BOT, TAKE_BACK = "ba", "br", "tb"  # computer seats (handlers/seats.py)
 GAME_OPS = frozenset(
     {JOIN, LEAVE, START, NOMINATE, VOTE, DISCARD, ENACT, VETO, VETO_ANSWER, TARGET, MY_ROLE}
-    | {CANCEL_YES, CANCEL_NO}
+    | {CANCEL_YES, CANCEL_NO, ADD_BOT, REMOVE_BOT, TAKE_BACK}
 )
 # Free operations.
 LANG, RULES, SETTINGS = "lang", "rules", "set"

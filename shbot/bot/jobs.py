@@ -16,7 +16,7 @@ from typing import Any
 from telegram.ext import Application, ContextTypes
 
 from shbot.storage import NoGame, StoreUnavailable
-from shbot.table import Refusal, Table
+from shbot.table import Refusal, Table, seats
 from shbot.table import timers as table_timers
 
 from . import logs
@@ -73,11 +73,15 @@ async def on_deadline(context: ContextTypes.DEFAULT_TYPE) -> None:
     try:
         group = await s.store.get_group(chat_id)
         missing_nein = group.get("missing_votes", "nein") != "ignore"
+        standin = group.get("standin", "on") != "off"  # a computer takes an absent seat
         rng = random.Random(s.new_seed())
         outcome = await s.commit.run(
             chat_id,
-            lambda tb: table_timers.timeout(
-                tb, str(d["gid"]), int(d["step"]), d.get("at"), rng, missing_nein
+            lambda tb: seats.absent_after_timeout(
+                table_timers.timeout(
+                    tb, str(d["gid"]), int(d["step"]), d.get("at"), rng, missing_nein
+                ),
+                standin,
             ),
         )
     except (NoGame, Refusal):

@@ -7,6 +7,7 @@ from shbot.i18n import N_, Translator
 from shbot.table import Refusal, Table
 
 from . import render as r
+from .render import seats
 
 MAX_ALERT = 200  # characters in a callback query alert (Telegram)
 
@@ -57,6 +58,8 @@ def refusal_text(t: Translator, refusal: Refusal, table: Table | None = None) ->
         return vote_answer(t, bool(p["ja"]))
     if code == "illegal":
         return r.reason_text(t, Reason(p["reason"]))
+    if code in seats.REFUSALS:
+        return t._(seats.REFUSALS[code])
     return t._("It's not your turn.")
 
 

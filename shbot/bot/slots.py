@@ -19,6 +19,7 @@ from shbot.i18n import Translator
 from shbot.table import GROUP, PRIVATE_PHASES, Table, prompt_seat
 
 from . import render as r
+from .render import seats as rs
 from .render import timers as rt
 
 #: Slots edited in place later (their message id is kept); every other slot is sent once.
@@ -120,6 +121,8 @@ class SlotRenderer:
             return r.unreachable_text(t, player.name), r.private_chat_keyboard(
                 t, self.bot_username, "resume"
             )
+        if fam in rs.FAMILIES:
+            return rs.build(t, table, fam, d)
         return None
 
     def _lobby(
