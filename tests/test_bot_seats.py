@@ -17,9 +17,14 @@ from tests.botplay import (
     open_game,
     running_bot,
 )
-from tests.fake_telegram import FakeChat
+from tests.botrestart import StoreFactory, reopen, restartable_bot
+from tests.fake_telegram import FakeChat, StoredMessage
 from tests.harness import FakeUser, make_users
 from tests.seatplay import play_with_computers, robot_jobs, slow_computers
+from tests.test_bot_settings import open_menu, settings_button
+from tests.test_bot_timers import fire
+
+__all__ = ["reopen"]  # the fixture, imported for this module's tests
 
 EN = translator("en")
 
@@ -127,4 +132,134 @@ async def test_computers_never_play_alone_nor_join_a_running_game(store: Store) 
         await bot.h.command(people[0], group, "/addbot")
         await bot.settle()
         assert bot.h.last(group).text == EN._("The game has already started.")
+        bot.h.assert_no_errors()
+
+
+async def test_a_restart_with_a_computer_to_act_resumes_and_finishes(
+    reopen: StoreFactory,
+) -> None:
+    async with restartable_bot(reopen) as (restarts, bot):
+        people = make_users(1)
+        group = await lobby_with_computers(bot, people, 6, seed=9)
+        lobby = lobby_message(bot, group)
+        await bot.h.press(people[0], lobby, data=button_data(lobby, cb.START))
+        await bot.settle()
+        assert robot_jobs(bot, group.id)
+        job = robot_jobs(bot, group.id)[0]  # one computer acts, others still have to
+        job.schedule_removal()
+        await job.run(bot.app)
+        await bot.settle()
+        before = await bot.table(group)
+        assert before is not None and seats.pending(before)
+        await restarts.restart(bot, crash=True)
+        slow_computers(bot)
+        assert robot_jobs(bot, group.id), "the restart did not arm the computer moves again"
+        final = await play_with_computers(bot, group, people, seed=3)
+        assert final.game is not None and final.game.is_over
+        check_group_keeps_secrets(bot.fake, group.id)
+        assert sent_to(bot) <= {group.id, people[0].id}
+        restarts.assert_no_errors(bot)
+
+
+def seatback_message(bot: Bot, user: FakeUser) -> StoredMessage:
+    for message in reversed(bot.h.private_messages(user)):
+        for button in message.buttons():
+            press = cb.parse(button.get("callback_data", ""))
+            if isinstance(press, cb.GamePress) and press.op == cb.TAKE_BACK:
+                return message
+    raise AssertionError(f"no take-back button for {user.full_name}")
+
+
+async def test_two_missed_deadlines_bring_a_computer_and_the_person_takes_the_seat_back(
+    store: Store,
+) -> None:
+    async with running_bot(store, timers="short") as bot:
+        slow_computers(bot)
+        people = make_users(5)
+        group = await open_game(bot, people, seed=4)
+        table = await bot.table(group)
+        assert table is not None and table.game is not None
+        absent = next(u for u in people if u.id == table.at(table.game.president).id)
+        for _ in range(2):  # the President misses the nomination, then the vote
+            assert await fire(bot, "deadline", group.id)
+        table = await bot.table(group)
+        assert table is not None and table.standins == [absent.id]
+        line = EN._(
+            "🤖 A computer player now plays for {name}, who missed two deadlines in a row.",
+            name=f"\u2068{absent.full_name}\u2069",
+        )
+        assert any(m.text == line for m in bot.fake.messages(group.id)), "no stand-in line"
+        message = seatback_message(bot, absent)
+        # The computer plays for the seat whenever it must act; the game goes on.
+        seat = table.seat_of(absent.id)
+        for _ in range(10):
+            mine = [j for j in robot_jobs(bot, group.id) if j.name.endswith(f":{seat}")]
+            if mine:
+                break
+            assert await fire(bot, "deadline", group.id)
+        else:
+            raise AssertionError("the computer never had to act for the absent seat")
+        before = await bot.table(group)
+        assert before is not None and before.game is not None
+        mine[0].schedule_removal()
+        await mine[0].run(bot.app)
+        await bot.settle()
+        after = await bot.table(group)
+        assert after is not None and after.game is not None
+        assert after.step > before.step or after.game.votes[seat] >= 0, "it did not act"
+        # The person is back: one press in private.
+        query = await bot.h.press(absent, message, data=button_data(message, cb.TAKE_BACK))
+        await bot.settle()
+        assert bot.h.answer(query).text == EN._("Welcome back: you play your seat again.")
+        table = await bot.table(group)
+        assert table is not None and absent.id not in table.standins
+        back = EN._("🙋 {name} plays their seat again.", name=f"\u2068{absent.full_name}\u2069")
+        assert bot.h.last(group).text == back or any(
+            m.text == back for m in bot.fake.messages(group.id)
+        )
+        assert all(table.at(s).id != absent.id for s in seats.pending(table))
+        query = await bot.h.press(absent, message, data=button_data(message, cb.TAKE_BACK))
+        await bot.settle()
+        assert bot.h.answer(query).text == EN._("You are playing your seat yourself already.")
+        check_calls_valid(bot.fake)
+        bot.h.assert_no_errors()
+
+
+async def test_leave_in_a_running_game_hands_the_seat_to_a_computer(store: Store) -> None:
+    async with running_bot(store) as bot:
+        slow_computers(bot)
+        people = make_users(5)
+        group = await open_game(bot, people, seed=6)
+        await bot.h.command(people[2], group, "/leave")
+        await bot.settle()
+        table = await bot.table(group)
+        assert table is not None and table.standins == [people[2].id]
+        line = EN._(
+            "🤖 A computer player now plays for {name}, who left the game.",
+            name=f"\u2068{people[2].full_name}\u2069",
+        )
+        assert any(m.text == line for m in bot.fake.messages(group.id))
+        seatback_message(bot, people[2])
+        # Four people and the computer finish the game.
+        final = await play_with_computers(bot, group, people[:2] + people[3:], seed=2)
+        assert final.game is not None and final.game.is_over
+        check_group_keeps_secrets(bot.fake, group.id)
+        bot.h.assert_no_errors()
+
+
+async def test_a_group_can_turn_stand_ins_off(store: Store) -> None:
+    async with running_bot(store) as bot:
+        people = make_users(5)
+        group = await open_game(bot, people, seed=6)
+        menu = await open_menu(bot, people[0], group)
+        assert "A computer plays for an absent player: on" in menu.text
+        await bot.h.press(people[0], menu, data=settings_button(menu, "b0"))
+        await bot.settle()
+        assert "A computer plays for an absent player: off" in bot.h.last(people[0]).text
+        await bot.h.command(people[2], group, "/leave")
+        await bot.settle()
+        table = await bot.table(group)
+        assert table is not None and table.standins == []
+        refused = EN._("The game has already started; you cannot leave now.")
+        assert bot.h.last(group).text == refused
         bot.h.assert_no_errors()

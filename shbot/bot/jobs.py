@@ -20,6 +20,7 @@ from shbot.table import Refusal, Table, seats
 from shbot.table import timers as table_timers
 
 from . import logs
+from .render import seats as rs
 from .services import Services
 
 log = logging.getLogger(__name__)
@@ -73,7 +74,7 @@ async def on_deadline(context: ContextTypes.DEFAULT_TYPE) -> None:
     try:
         group = await s.store.get_group(chat_id)
         missing_nein = group.get("missing_votes", "nein") != "ignore"
-        standin = group.get("standin", "on") != "off"  # a computer takes an absent seat
+        standin = rs.standin_on(group)  # a computer takes an absent seat
         rng = random.Random(s.new_seed())
         outcome = await s.commit.run(
             chat_id,

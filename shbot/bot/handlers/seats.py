@@ -113,7 +113,7 @@ async def leave_running(
 ) -> None:
     """/leave once the game runs: a computer player takes the seat (if the group allows)."""
     group = await svc(context).store.get_group(chat_id)
-    enabled = group.get("standin", "on") != "off"
+    enabled = rs.standin_on(group)
     outcome = await _run(
         context,
         chat_id,

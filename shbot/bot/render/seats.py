@@ -96,3 +96,21 @@ def answer_text(t: Translator, code: str | None, count: int = 0) -> str | None:
 
 def lobby_hint(t: Translator) -> str:
     return t._("Too few? The host can fill the table with computer players (🤖, /addbot).")
+
+
+def standin_on(group: dict[str, Any]) -> bool:
+    """The group lets a computer take an absent seat (on unless turned off)."""
+    return group.get("standin", "on") != "off"
+
+
+def standin_line(t: Translator, group: dict[str, Any]) -> str:
+    return t._(
+        "🤖 A computer plays for an absent player: {state}",
+        state=t._("on") if standin_on(group) else t._("off"),
+    )
+
+
+def standin_choices(t: Translator, group: dict[str, Any]) -> list[tuple[str, str, bool]]:
+    """(value, label, chosen) of the stand-in setting's buttons."""
+    on = standin_on(group)
+    return [("off", t._("🤖 Stand-in: off"), not on), ("on", t._("🤖 Stand-in: on"), on)]
