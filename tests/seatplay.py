@@ -40,19 +40,22 @@ def slow_computers(bot: Bot) -> None:
     robots.bench(bot.app).pace = SLOW
 
 
-async def human_turn(bot: Bot, group: FakeChat, users: dict[int, FakeUser]) -> PlayTurn | None:
+async def human_turn(
+    bot: Bot, group: FakeChat | int, users: dict[int, FakeUser]
+) -> PlayTurn | None:
     """The move a person must make now (None if the game waits only for computers)."""
     table = await bot.table(group)
     if table is None or table.game is None or table.game.is_over:
         return None
     game = table.game
+    chat_id = group if isinstance(group, int) else group.id
     for seat in game.to_act():
         person = table.at(seat)
         if person.id not in users or person.id in table.standins:
             continue
         if game.phase in (Phase.NOMINATE, Phase.VOTE):
             ops = frozenset({cb.NOMINATE, cb.VOTE})
-            message = step_message(bot.fake, group.id, table, ops)
+            message = step_message(bot.fake, chat_id, table, ops)
         else:
             message = step_message(bot.fake, person.id, table, PRIVATE_OPS)
         assert message is not None, f"no buttons for seat {seat} at step {table.step}"
@@ -61,13 +64,15 @@ async def human_turn(bot: Bot, group: FakeChat, users: dict[int, FakeUser]) -> P
 
 
 async def play_with_computers(
-    bot: Bot, group: FakeChat, people: list[FakeUser], seed: int = 0, max_steps: int = 600
+    bot: Bot, group: FakeChat | int, people: list[FakeUser], seed: int = 0, max_steps: int = 600
 ) -> Table:
-    """Play to the end: computers act through their jobs, people press at random."""
+    """Play to the end: computers act through their jobs, people press at random. A
+    practice game's "group" is the person's private chat (its id)."""
     rng = random.Random(seed)
     users = {u.id: u for u in people}
+    chat_id = group if isinstance(group, int) else group.id
     for _ in range(max_steps):
-        await run_computers(bot, group.id)
+        await run_computers(bot, chat_id)
         table = await bot.table(group)
         if table is None:
             return await bot.finished(group)

@@ -34,6 +34,7 @@ from . import jobs, logs, robots, settings
 from .config import Config
 from .handlers import admin as h_admin
 from .handlers import common as h_common
+from .handlers import practice as h_practice
 from .handlers import seats as h_seats
 from .outbox import Outbox
 from .pacer import Pacer
@@ -83,6 +84,7 @@ def private_commands(t: Translator) -> list[BotCommand]:
         BotCommand("rules", t._("The rules")),
         BotCommand("lang", t._("Change the language")),
         BotCommand("stats", t._("Your statistics")),
+        BotCommand("practice", t._("Practise alone against computer players")),
         BotCommand("help", t._("Help")),
     ]
 
@@ -215,7 +217,7 @@ def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         "join": h.cmd_join,
         "leave": h.cmd_leave,
         "startgame": h.cmd_startgame,
-        "cancelgame": h.cmd_cancelgame,
+        "cancelgame": h_practice.cmd_cancelgame,  # a practice game ends in private too
         "board": h.cmd_board,
         "history": h.cmd_history,
         "rules": h.cmd_rules,
@@ -226,6 +228,7 @@ def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         "nextgame": settings.cmd_nextgame,
         "addbot": h_seats.cmd_addbot,
         "removebot": h_seats.cmd_removebot,
+        "practice": h_practice.cmd_practice,
     }
     # New messages only (an edited command is not sent again), with a sender (a message
     # without one reaches no handler), not a linked channel's post forwarded automatically.

@@ -7,7 +7,6 @@ from shbot.i18n import N_, Translator
 from shbot.table import Refusal, Table
 
 from . import render as r
-from .render import seats
 
 MAX_ALERT = 200  # characters in a callback query alert (Telegram)
 
@@ -27,6 +26,12 @@ _PLAIN: dict[str, str] = {
     "not_person": N_(
         "Only people can play: please post as yourself, not as the group or a channel."
     ),
+    # Computer seats (shbot/table/seats.py).
+    "not_host_bots": N_("Only the host or a group admin can add or remove computer players."),
+    "no_bots": N_("There is no computer player to remove."),
+    "no_humans": N_("A game needs at least one person; computer players cannot play alone."),
+    "not_standin": N_("You are playing your seat yourself already."),
+    "standin_already": N_("A computer player already plays for you."),
 }
 
 _UNREADY = N_(
@@ -58,8 +63,6 @@ def refusal_text(t: Translator, refusal: Refusal, table: Table | None = None) ->
         return vote_answer(t, bool(p["ja"]))
     if code == "illegal":
         return r.reason_text(t, Reason(p["reason"]))
-    if code in seats.REFUSALS:
-        return t._(seats.REFUSALS[code])
     return t._("It's not your turn.")
 
 

@@ -78,6 +78,8 @@ class SlotRenderer:
         if fam == "prompt" and payload.get("done"):
             keep = False
         notify = fam in ("prompt", "role", "nudge") and not payload.get("done")
+        if entry[1] == group_id:  # a practice game: the person's own chat is the table's
+            text = f"{rs.private_mark(t)}\n{text}"
         return Rendered(chat, text, kb, edit_id, keep, notify)
 
     def _build(

@@ -20,6 +20,7 @@ from shbot.table import timers as table_timers
 from .. import callbacks as cb
 from .. import render as r
 from ..render import timers as rt
+from ..render.seats import practice_hint
 from .common import Ctx, current_table, group_only, informational, is_group, may_inform, reply, svc
 
 log = logging.getLogger(__name__)
@@ -69,7 +70,8 @@ async def _t(update: Update, context: Ctx) -> Translator | None:
 async def cmd_help(update: Update, context: Ctx) -> None:
     t = await _t(update, context)
     if t is not None:
-        await reply(context, update.effective_message, help_text(t), key="help")
+        text = f"{help_text(t)}\n\n{practice_hint(t)}"
+        await reply(context, update.effective_message, text, key="help")
 
 
 async def cmd_unknown(update: Update, context: Ctx) -> None:
@@ -109,7 +111,7 @@ async def cmd_rules(update: Update, context: Ctx) -> None:
         await reply(
             context,
             update.effective_message,
-            rules_text.rules_intro(t),
+            f"{rules_text.rules_intro(t)}\n\n{practice_hint(t)}",
             rules_keyboard(t),
             key="rules",
         )

@@ -7,7 +7,7 @@ from typing import Any
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
-from shbot.i18n import N_, Translator, esc
+from shbot.i18n import Translator, esc
 from shbot.table import Table
 from shbot.table.model import FSI, PDI
 
@@ -15,14 +15,6 @@ from .. import callbacks as cb
 
 #: Slot families of computer seats (rendered by :func:`build`).
 FAMILIES = ("standin", "seatback")
-
-REFUSALS: dict[str, str] = {
-    "not_host_bots": N_("Only the host or a group admin can add or remove computer players."),
-    "no_bots": N_("There is no computer player to remove."),
-    "no_humans": N_("A game needs at least one person; computer players cannot play alone."),
-    "not_standin": N_("You are playing your seat yourself already."),
-    "standin_already": N_("A computer player already plays for you."),
-}
 
 
 def lobby_row(t: Translator, gid: str) -> list[InlineKeyboardButton]:
@@ -110,7 +102,46 @@ def standin_line(t: Translator, group: dict[str, Any]) -> str:
     )
 
 
-def standin_choices(t: Translator, group: dict[str, Any]) -> list[tuple[str, str, bool]]:
-    """(value, label, chosen) of the stand-in setting's buttons."""
-    on = standin_on(group)
-    return [("off", t._("🤖 Stand-in: off"), not on), ("on", t._("🤖 Stand-in: on"), on)]
+# ------------------------------------------------------------------ /practice
+
+
+def practice_hint(t: Translator) -> str:
+    """Where /help and /rules point to computer players and practice games."""
+    return t._(
+        "🤖 Too few players? The host adds computer players with /addbot (and removes one "
+        "with /removebot).\n"
+        "🎓 Learn alone: send /practice (or /practice 5 to /practice 10) in a private chat "
+        "with me to play a full game against computer players."
+    )
+
+
+def practice_in_private_text(t: Translator) -> str:
+    return t._("🎓 /practice works in a private chat with me: a game of you against computers.")
+
+
+def practice_usage_text(t: Translator) -> str:
+    return t._("🎓 /practice takes a number of players from 5 to 10, for example /practice 7.")
+
+
+def practice_busy_text(t: Translator, *, here: bool) -> str:
+    if here:
+        return t._("🎓 Your practice game is still running here. /cancelgame ends it.")
+    return t._("You are already playing in another group.")
+
+
+def practice_intro_text(t: Translator, computers: int) -> str:
+    return t.ngettext(
+        "🎓 <b>Practice game</b>: you and {n} computer player, with the rules of a group "
+        "game. The table's messages come here; those marked 🔒 are for you alone (in a "
+        "group they would reach you in private). No timers; /cancelgame ends the game.",
+        "🎓 <b>Practice game</b>: you and {n} computer players, with the rules of a group "
+        "game. The table's messages come here; those marked 🔒 are for you alone (in a "
+        "group they would reach you in private). No timers; /cancelgame ends the game.",
+        computers,
+        n=computers,
+    )
+
+
+def private_mark(t: Translator) -> str:
+    """The first line of a private message in a practice game (whose table is that chat)."""
+    return t._("🔒 <i>Only you see this:</i>")

@@ -107,7 +107,10 @@ def settings_keyboard(
             button(t._("Rebalanced: off"), REBALANCED_CODES[False], not group.get("rebalanced")),
             button(t._("Rebalanced: on"), REBALANCED_CODES[True], bool(group.get("rebalanced"))),
         ],
-        [button(label, STANDIN_CODES[v], on) for v, label, on in seats.standin_choices(t, group)],
+        [
+            button(t._("🤖 Stand-in: off"), STANDIN_CODES["off"], not seats.standin_on(group)),
+            button(t._("🤖 Stand-in: on"), STANDIN_CODES["on"], seats.standin_on(group)),
+        ],
     ]
     return InlineKeyboardMarkup(rows)
 
