@@ -5,6 +5,7 @@ their own through their jobs, and the secrets they must keep."""
 from __future__ import annotations
 
 from shbot.bot import callbacks as cb
+from shbot.bot import render as r
 from shbot.i18n import translator
 from shbot.storage import Store
 from shbot.table import seats
@@ -13,6 +14,9 @@ from tests.botplay import (
     button_data,
     check_calls_valid,
     check_group_keeps_secrets,
+    group_calls,
+    secret_hand_strings,
+    split_at_game_over,
     lobby_message,
     open_game,
     running_bot,
@@ -262,4 +266,36 @@ async def test_a_group_can_turn_stand_ins_off(store: Store) -> None:
         assert table is not None and table.standins == []
         refused = EN._("The game has already started; you cannot leave now.")
         assert bot.h.last(group).text == refused
+        bot.h.assert_no_errors()
+
+
+async def test_two_people_and_three_computers_play_in_japanese(store: Store) -> None:
+    ja = translator("ja")
+    async with running_bot(store) as bot:
+        people = make_users(2, language_code="ja")
+        group = await lobby_with_computers(bot, people, 3, seed=21)
+        table = await bot.table(group)
+        assert table is not None
+        assert [p.name for p in table.players[2:]] == ["🤖 さくら", "🤖 はると", "🤖 ゆい"]
+        lobby = lobby_message(bot, group)
+        assert ja._("🤖 Add a computer player") in str(lobby.buttons())
+        await bot.h.press(people[0], lobby, data=button_data(lobby, cb.START))
+        await bot.settle()
+        final = await play_with_computers(bot, group, people, seed=4)
+        assert final.game is not None and final.game.is_over
+        # (check_group_keeps_secrets looks for party names as substrings, which in Japanese
+        # are part of the policy names: hands, results and role messages are looked for.)
+        before, _ = split_at_game_over(group_calls(bot.fake, group.id), ja)
+        found = [
+            r.investigation_text(ja, final, seat, party)
+            for seat in range(final.game.n)
+            for party in ("liberal", "fascist")
+        ]
+        roles = [r.role_text(ja, final, s, final.game.private_view(s)) for s in range(5)]
+        secrets = [*secret_hand_strings(ja), *found, *roles]
+        for call in before:
+            text = str(call.params.get("text", ""))
+            assert not any(secret in text for secret in secrets), text
+        assert sent_to(bot) <= {group.id, *(u.id for u in people)}
+        check_calls_valid(bot.fake)
         bot.h.assert_no_errors()
