@@ -15,11 +15,11 @@ from tests.botplay import (
     check_calls_valid,
     check_group_keeps_secrets,
     group_calls,
-    secret_hand_strings,
-    split_at_game_over,
     lobby_message,
     open_game,
     running_bot,
+    secret_hand_strings,
+    split_at_game_over,
 )
 from tests.botrestart import StoreFactory, reopen, restartable_bot
 from tests.fake_telegram import FakeChat, StoredMessage
@@ -81,6 +81,10 @@ async def test_one_person_and_four_computers_play_a_game_to_its_end(store: Store
         assert stats["games"] == 1
         assert all(p["user_id"] > 0 for p in stats["players"])
         assert (await store.user_stats(people[0].id))["games"] == 1
+        # /history of the last game names the computer seats as such.
+        await bot.h.command(people[0], group, "/history")
+        await bot.settle()
+        assert "🤖 Alice" in bot.h.last(group).text
         bot.h.assert_no_errors()
 
 

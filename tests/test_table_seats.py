@@ -187,3 +187,49 @@ def test_stand_in_is_a_group_choice_and_leaving_a_running_game_brings_one() -> N
     )
     seats.absent_after_timeout(outcome, False)
     assert table.standins == [3]
+
+
+class Broken:
+    """A computer player that fails: raises, or answers with a move that is not legal."""
+
+    observes = False
+
+    def __init__(self, raises: bool) -> None:
+        self.raises = raises
+
+    def reset(self, seat: int, game: object) -> None: ...
+
+    def observe(self, events: object) -> None: ...
+
+    def act(self, game: object, seat: int) -> object:
+        if self.raises:
+            raise RuntimeError("bug")
+        return "not a move"
+
+    def ballot(self, game: object, seat: int) -> bool:
+        raise RuntimeError("bug")
+
+
+@pytest.mark.parametrize("raises", [True, False])
+def test_a_failing_computer_player_never_stalls_the_game(raises: bool) -> None:
+    table = lobby()
+    seats.add_computers(table, 1, True, 4, "en")
+    start(table, 1, False, 2, {})
+    table.standins.append(1)
+    agents: dict[int, Agent] = {s: Broken(raises) for s in range(5)}  # type: ignore[misc]
+    assert play_out(table, agents) > 5
+    assert table.ending == "finished"
+
+
+def test_a_person_a_computer_plays_for_gets_no_prompt() -> None:
+    table = started(5, 0, seed=4)
+    game = table.game
+    assert game is not None
+    president = table.at(game.president).id
+    seats.stand_in(table, president, "left")
+    table.owe(f"prompt:{table.step}", president, {"seat": game.president})
+    table.owe(f"nudge:{table.step}:{game.president}", president, {})
+    assert f"prompt:{table.step}" not in table.owed
+    assert not any(k.startswith("nudge:") for k in table.owed)
+    table.owe(f"peek:{table.step}", president, {"policies": []})  # what the seat saw stays
+    assert f"peek:{table.step}" in table.owed

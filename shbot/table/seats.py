@@ -11,13 +11,14 @@ and reads only that seat's view (:class:`shbot.players.GameView`).
 
 from __future__ import annotations
 
+import random
 import zlib
 from collections.abc import Sequence
 from typing import Any
 
 from shbot.engine import Phase, Vote
 from shbot.engine.actions import Action
-from shbot.players import Agent, GameView
+from shbot.players import Agent, GameView, default_action
 from shbot.table.model import Player, Table
 
 from .outcome import Outcome, Refusal
@@ -144,11 +145,16 @@ def act(table: Table, gid: str, step: int, seat: int, agent: Agent) -> Outcome:
         raise Refusal("stale")
     assert game is not None
     view = SeatView(game)
-    action: Action
-    if game.phase is Phase.VOTE:
-        action = Vote(seat, agent.ballot(view, seat))
-    else:
-        action = agent.act(view, seat)
+    action: Action | None = None
+    try:
+        if game.phase is Phase.VOTE:
+            action = Vote(seat, bool(agent.ballot(view, seat)))
+        else:
+            action = agent.act(view, seat)
+    except Exception:
+        action = None
+    if action is None or (game.phase is not Phase.VOTE and action not in view.legal_actions(seat)):
+        action = default_action(game, seat, random.Random(f"{table.gid}:{step}:{seat}"))
     return advance(table, action)
 
 
