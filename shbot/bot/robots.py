@@ -19,7 +19,7 @@ from typing import Any
 from telegram.ext import Application, ContextTypes
 
 from shbot.players import AGENTS, Agent, deliver
-from shbot.storage import NoGame, StoreUnavailable
+from shbot.storage import NoGame, StoreUnavailable, VersionConflict
 from shbot.table import Outcome, Refusal, Table, seats
 
 from .services import Services
@@ -111,7 +111,7 @@ async def on_turn(context: ContextTypes.DEFAULT_TYPE) -> None:
         )
     except (NoGame, Refusal):
         return
-    except StoreUnavailable:
-        log.warning("computer move in chat %s delayed: storage unavailable", chat_id)
+    except (StoreUnavailable, VersionConflict):
+        log.warning("computer move in chat %s delayed: storage busy or unavailable", chat_id)
         if context.job_queue is not None:
             context.job_queue.run_once(on_turn, RETRY_SECONDS, data=d, name=job.name)
