@@ -37,7 +37,7 @@ def welcome_text(t: Translator) -> str:
 
 
 def help_text(t: Translator) -> str:
-    return t._(
+    commands = t._(
         "<b>Commands</b>\n"
         "/newgame — open a new game in this group\n"
         "/join — join the open game\n"
@@ -56,6 +56,7 @@ def help_text(t: Translator) -> str:
         "Votes and nominations happen in the group with buttons; your role and your policy "
         "cards come to you in a private chat with me."
     )
+    return f"{commands}\n\n{practice_hint(t)}"  # computer players and /practice
 
 
 async def _t(update: Update, context: Ctx) -> Translator | None:
@@ -70,8 +71,7 @@ async def _t(update: Update, context: Ctx) -> Translator | None:
 async def cmd_help(update: Update, context: Ctx) -> None:
     t = await _t(update, context)
     if t is not None:
-        text = f"{help_text(t)}\n\n{practice_hint(t)}"
-        await reply(context, update.effective_message, text, key="help")
+        await reply(context, update.effective_message, help_text(t), key="help")
 
 
 async def cmd_unknown(update: Update, context: Ctx) -> None:

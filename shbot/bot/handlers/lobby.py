@@ -253,7 +253,7 @@ async def leave_lobby(
         await answer(context, query, message, t._("There is no open game. /newgame opens one."))
         return
     except Refusal as refusal:
-        if refusal.code == "started_leave":  # a computer player takes the seat
+        if refusal.code == "started_leave" and query is None:  # /leave: a computer plays on
             from .seats import leave_running
 
             await leave_running(context, chat_id, user, message, query, t)
