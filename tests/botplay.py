@@ -54,6 +54,7 @@ AnyApp = Any  # Application[...] with six type parameters; nothing here depends 
 SETTLE_TIMEOUT = 3600.0
 GROUP_OPS = frozenset(
     {cb.JOIN, cb.LEAVE, cb.START, cb.NOMINATE, cb.VOTE, cb.MY_ROLE, cb.CANCEL_YES, cb.CANCEL_NO}
+    | {cb.ADD_BOT, cb.REMOVE_BOT}
 )
 PRIVATE_OPS = frozenset({cb.DISCARD, cb.ENACT, cb.VETO, cb.VETO_ANSWER, cb.TARGET})
 

@@ -35,7 +35,11 @@ from tests.fake_telegram import FakeChat
 from tests.harness import FakeUser, awkward_users, make_user, make_users
 from tests.test_bot_games import SCENARIOS
 
-LOBBY_OPS = frozenset({cb.JOIN, cb.LEAVE, cb.START, cb.MY_ROLE, cb.CANCEL_YES, cb.CANCEL_NO})
+LOBBY_OPS = frozenset({cb.JOIN, cb.LEAVE, cb.START, cb.MY_ROLE, cb.CANCEL_YES, cb.CANCEL_NO}) | {
+    cb.ADD_BOT,
+    cb.REMOVE_BOT,
+    cb.TAKE_BACK,
+}
 
 
 @contextlib.asynccontextmanager

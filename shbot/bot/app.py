@@ -30,10 +30,12 @@ from shbot.storage import Store
 from shbot.table import Outcome, Table
 
 from . import handlers as h
-from . import jobs, logs, settings
+from . import jobs, logs, robots, settings
 from .config import Config
 from .handlers import admin as h_admin
 from .handlers import common as h_common
+from .handlers import practice as h_practice
+from .handlers import seats as h_seats
 from .handlers import talk as h_talk
 from .outbox import Outbox
 from .pacer import Pacer
@@ -62,6 +64,8 @@ def group_commands(t: Translator) -> list[BotCommand]:
         BotCommand("join", t._("Join the open game")),
         BotCommand("leave", t._("Leave before the start")),
         BotCommand("startgame", t._("Start the game")),
+        BotCommand("addbot", t._("Add computer players to the lobby")),
+        BotCommand("removebot", t._("Remove a computer player")),
         BotCommand("board", t._("Show the board")),
         BotCommand("history", t._("What happened so far")),
         BotCommand("cancelgame", t._("Cancel the game")),
@@ -81,6 +85,7 @@ def private_commands(t: Translator) -> list[BotCommand]:
         BotCommand("rules", t._("The rules")),
         BotCommand("lang", t._("Change the language")),
         BotCommand("stats", t._("Your statistics")),
+        BotCommand("practice", t._("Practise alone against computer players")),
         BotCommand("help", t._("Help")),
     ]
 
@@ -135,6 +140,7 @@ async def recover(app: Application[Any, Any, Any, Any, Any, Any]) -> int:
         s.outbox.pacer.seed(record.chat_id, [*table.calls, *map(float, replies)])
         s.outbox.committed(record.chat_id, record)
         jobs.arm(app, record.chat_id, table)
+        robots.arm(app, record.chat_id, table)
     log.info("recovered %d active games", count)
     return count
 
@@ -184,6 +190,7 @@ def build_application(
         if outcome.release:
             await store.release_players(chat_id, outcome.release)
         jobs.arm(app, chat_id, outcome.table)
+        await robots.after(app, chat_id, outcome)
         if outcome.ended:
             jobs.disarm(app, chat_id)
 
@@ -211,7 +218,7 @@ def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         "join": h.cmd_join,
         "leave": h.cmd_leave,
         "startgame": h.cmd_startgame,
-        "cancelgame": h.cmd_cancelgame,
+        "cancelgame": h_practice.cmd_cancelgame,  # a practice game ends in private too
         "board": h.cmd_board,
         "history": h.cmd_history,
         "rules": h.cmd_rules,
@@ -220,6 +227,9 @@ def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         "settings": settings.cmd_settings,
         "stats": h_common.informational(settings.cmd_stats),
         "nextgame": settings.cmd_nextgame,
+        "addbot": h_seats.cmd_addbot,
+        "removebot": h_seats.cmd_removebot,
+        "practice": h_practice.cmd_practice,
     }
     # New messages only (an edited command is not sent again), with a sender (a message
     # without one reaches no handler), not a linked channel's post forwarded automatically.
@@ -243,6 +253,7 @@ def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     app.add_handler(
         CallbackQueryHandler(h_talk.on_claim, pattern=game + r"c:[A-Za-z0-9_-]{1,16}\Z")
     )
+    app.add_handler(CallbackQueryHandler(h_seats.on_seat_press, pattern=game + r"(ba|br|tb)\Z"))
     app.add_handler(CallbackQueryHandler(h.on_lang_press, pattern=r"^@lang:[A-Za-z0-9_-]{1,24}\Z"))
     app.add_handler(
         CallbackQueryHandler(h.on_rules_press, pattern=r"^@rules:[A-Za-z0-9_-]{1,24}\Z")

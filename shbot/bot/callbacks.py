@@ -23,9 +23,10 @@ TARGET = "p"
 MY_ROLE = "r"
 CLAIM = "c"  # <game id>:<round>:c:<kind letter><claim>, see shbot.table.claims
 CANCEL_YES, CANCEL_NO = "cy", "cn"
+ADD_BOT, REMOVE_BOT, TAKE_BACK = "ba", "br", "tb"  # computer seats (handlers/seats.py)
 GAME_OPS = frozenset(
     {JOIN, LEAVE, START, NOMINATE, VOTE, DISCARD, ENACT, VETO, VETO_ANSWER, TARGET, MY_ROLE}
-    | {CANCEL_YES, CANCEL_NO, CLAIM}
+    | {CANCEL_YES, CANCEL_NO, CLAIM, ADD_BOT, REMOVE_BOT, TAKE_BACK}
 )
 # Free operations.
 LANG, RULES, SETTINGS = "lang", "rules", "set"

@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from shbot.storage import FINISHED, LOBBY, RUNNING, GameRecord, NoGame, Store, VersionConflict
-from shbot.table import Outcome, Refusal, Table
+from shbot.table import Outcome, Refusal, Table, seats
 
 from . import logs
 from .outbox import Outbox
@@ -147,7 +147,7 @@ class Commit:
         # Statistics and players before the game leaves the active games: both are
         # idempotent, so a crash in between only repeats them (the restart finalizes the
         # game again); the other way round it would lose them for good.
-        result = table.result() if finished else None
+        result = seats.human_result(table.result()) if finished else None
         if result is not None:
             await self.store.record_result(chat_id, result)
         await self.store.release_players(chat_id, [p.id for p in table.players])

@@ -16,10 +16,11 @@ from typing import Any
 from telegram.ext import Application, ContextTypes
 
 from shbot.storage import NoGame, StoreUnavailable
-from shbot.table import Refusal, Table
+from shbot.table import Refusal, Table, seats
 from shbot.table import timers as table_timers
 
 from . import logs
+from .render import seats as rs
 from .services import Services
 
 log = logging.getLogger(__name__)
@@ -73,11 +74,15 @@ async def on_deadline(context: ContextTypes.DEFAULT_TYPE) -> None:
     try:
         group = await s.store.get_group(chat_id)
         missing_nein = group.get("missing_votes", "nein") != "ignore"
+        standin = rs.standin_on(group)  # a computer takes an absent seat
         rng = random.Random(s.new_seed())
         outcome = await s.commit.run(
             chat_id,
-            lambda tb: table_timers.timeout(
-                tb, str(d["gid"]), int(d["step"]), d.get("at"), rng, missing_nein
+            lambda tb: seats.absent_after_timeout(
+                table_timers.timeout(
+                    tb, str(d["gid"]), int(d["step"]), d.get("at"), rng, missing_nein
+                ),
+                standin,
             ),
         )
     except (NoGame, Refusal):

@@ -30,6 +30,12 @@ _PLAIN: dict[str, str] = {
     "not_person": N_(
         "Only people can play: please post as yourself, not as the group or a channel."
     ),
+    # Computer seats (shbot/table/seats.py).
+    "not_host_bots": N_("Only the host or a group admin can add or remove computer players."),
+    "no_bots": N_("There is no computer player to remove."),
+    "no_humans": N_("A game needs at least one person; computer players cannot play alone."),
+    "not_standin": N_("You are playing your seat yourself already."),
+    "standin_already": N_("A computer player already plays for you."),
 }
 
 _OVER = _PLAIN["over"]

@@ -99,6 +99,9 @@ def _change(code: str) -> dict[str, Any] | None:
     for on, c in rs.REBALANCED_CODES.items():
         if code == c:
             return {"rebalanced": on}
+    for value, c in rs.STANDIN_CODES.items():
+        if code == c:
+            return {"standin": value}
     return None
 
 

@@ -20,6 +20,7 @@ from shbot.table import GROUP, PRIVATE_PHASES, Table, claims, prompt_seat
 
 from . import render as r
 from .render import claims as rc
+from .render import seats as rs
 from .render import timers as rt
 
 #: Slots edited in place later (their message id is kept); every other slot is sent once.
@@ -79,6 +80,8 @@ class SlotRenderer:
         if fam == "prompt" and payload.get("done"):
             keep = False
         notify = fam in ("prompt", "role", "nudge") and not payload.get("done")
+        if entry[1] == group_id:  # a practice game: the person's own chat is the table's
+            text = f"{rs.private_mark(t)}\n{text}"
         return Rendered(chat, text, kb, edit_id, keep, notify)
 
     def _build(
@@ -124,6 +127,8 @@ class SlotRenderer:
             return r.unreachable_text(t, player.name), r.private_chat_keyboard(
                 t, self.bot_username, "resume"
             )
+        if fam in rs.FAMILIES:
+            return rs.build(t, table, fam, d)
         return None
 
     def _lobby(

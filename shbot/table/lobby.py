@@ -52,10 +52,11 @@ def leave(table: Table, user_id: int) -> Outcome:
     if player is None:
         raise Refusal("not_in_game")
     table.players.remove(player)
-    if table.host == user_id and table.players:
-        table.host = table.players[0].id
+    people = [p for p in table.players if p.id > 0]  # computer players have negative ids
+    if table.host == user_id and people:
+        table.host = people[0].id
     outcome = Outcome(table, answer="left", release=[user_id])
-    if not table.players:
+    if not people:
         table.ending = "cancelled"
         table.owe("lobby", payload={"closed": "everybody_left"})
         outcome.ended = True
@@ -79,6 +80,8 @@ def check_start(table: Table, user_id: int) -> None:
     the bot asks for admin rights only when the table would otherwise start."""
     _lobby_only(table)
     count = len(table.players)
+    if not any(p.id > 0 for p in table.players):  # computer players never play alone
+        raise Refusal("no_humans")
     if count < MIN_PLAYERS:
         raise Refusal("too_few", n=count)
     unready = [p.name for p in table.players if not p.ready]

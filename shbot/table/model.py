@@ -95,6 +95,7 @@ class Table:
     ending: str | None = None  # "finished" or "cancelled": archived once nothing is owed
     missed: dict[str, int] = field(default_factory=dict)  # user id -> deadlines missed in a row
     talk: dict[str, Any] = field(default_factory=dict)  # claims (shbot.table.claims)
+    standins: list[int] = field(default_factory=list)  # people a computer plays for (seats.py)
 
     # -------------------------------------------------------------- delivery
 
@@ -102,7 +103,11 @@ class Table:
         """Mark ``slot`` as owed: its newest state must reach ``chat`` (GROUP: the group).
 
         Owing a slot again replaces the older entry (latest state wins); a payload given
-        before is kept unless a new one is given, so a later re-render keeps its data."""
+        before is kept unless a new one is given, so a later re-render keeps its data.
+        Nothing private is owed to a computer seat (a negative id), nor a prompt to a person
+        a computer plays for (:mod:`shbot.table.seats`)."""
+        if chat < GROUP or (chat in self.standins and slot.startswith(("prompt:", "nudge:"))):
+            return
         self.seq += 1
         old = self.owed.get(slot)
         if payload is None and old is not None:
@@ -217,6 +222,7 @@ class Table:
             "ending": self.ending,
             "missed": self.missed,
             "talk": self.talk,
+            "standins": self.standins,
         }
 
     @classmethod
@@ -241,6 +247,7 @@ class Table:
             missed={str(k): int(v) for k, v in d.get("missed", {}).items()},
             # One level copied: the claims module replaces items, never changes them in place.
             talk={str(k): v.copy() for k, v in d.get("talk", {}).items()},
+            standins=[int(x) for x in d.get("standins", [])],
         )
 
 

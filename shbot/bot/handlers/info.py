@@ -21,6 +21,7 @@ from shbot.table import timers as table_timers
 from .. import callbacks as cb
 from .. import render as r
 from ..render import timers as rt
+from ..render.seats import practice_hint
 from .common import Ctx, current_table, group_only, informational, is_group, may_inform, reply, svc
 
 log = logging.getLogger(__name__)
@@ -37,7 +38,7 @@ def welcome_text(t: Translator) -> str:
 
 
 def help_text(t: Translator) -> str:
-    return t._(
+    commands = t._(
         "<b>Commands</b>\n"
         "/newgame — open a new game in this group\n"
         "/join — join the open game\n"
@@ -56,6 +57,7 @@ def help_text(t: Translator) -> str:
         "Votes and nominations happen in the group with buttons; your role and your policy "
         "cards come to you in a private chat with me."
     )
+    return f"{commands}\n\n{practice_hint(t)}"  # computer players and /practice
 
 
 async def _t(update: Update, context: Ctx) -> Translator | None:
@@ -110,7 +112,7 @@ async def cmd_rules(update: Update, context: Ctx) -> None:
         await reply(
             context,
             update.effective_message,
-            rules_text.rules_intro(t),
+            f"{rules_text.rules_intro(t)}\n\n{practice_hint(t)}",
             rules_keyboard(t),
             key="rules",
         )

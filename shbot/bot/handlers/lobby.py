@@ -253,7 +253,11 @@ async def leave_lobby(
         await answer(context, query, message, t._("There is no open game. /newgame opens one."))
         return
     except Refusal as refusal:
-        if refusal.code != "duplicate":
+        if refusal.code == "started_leave" and query is None:  # /leave: a computer plays on
+            from .seats import leave_running
+
+            await leave_running(context, chat_id, user, message, query, t)
+        elif refusal.code != "duplicate":
             await refuse(context, query, message, t, refusal)
         return
     await answer(context, query, message, answer_text(t, outcome.answer) or "", alert=False)

@@ -123,6 +123,8 @@ async def on_my_role(update: Update, context: Ctx) -> None:
     assert isinstance(press, cb.GamePress)
     # "My role" sits under the group's board; pressed anywhere else it names no game.
     chat_id = query.message.chat.id if is_group(query.message.chat) else None
+    if chat_id is None and await s.store.player_chat(query.from_user.id) == query.from_user.id:
+        chat_id = query.from_user.id  # a practice game: its table is the private chat
     table = await current_table(context, chat_id) if chat_id is not None else None
     if table is None:
         await game_gone(context, query, chat_id, press.game_id)

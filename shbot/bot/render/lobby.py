@@ -8,6 +8,7 @@ from shbot.i18n import Translator, esc
 from shbot.table.model import FSI, PDI, Table
 
 from .. import callbacks as cb
+from . import seats
 from .common import (
     fit,
     markup,
@@ -39,6 +40,7 @@ def lobby_text(t: Translator, table: Table, *, closed: str | None = None) -> str
             )
         )
     lines.append(t._("Press Join to play. A game needs 5 to 10 players; the host starts it."))
+    lines.append(seats.lobby_hint(t))
     return fit("\n".join(lines))
 
 
@@ -53,6 +55,7 @@ def lobby_keyboard(
             InlineKeyboardButton(t._("✋ Join"), callback_data=cb.game_data(gid, 0, cb.JOIN)),
             InlineKeyboardButton(t._("🚪 Leave"), callback_data=cb.game_data(gid, 0, cb.LEAVE)),
         ],
+        seats.lobby_row(t, gid),
         [InlineKeyboardButton(t._("▶️ Start"), callback_data=cb.game_data(gid, 0, cb.START))],
     ]
     if bot_username:

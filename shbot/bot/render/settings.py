@@ -10,6 +10,7 @@ from shbot.i18n import LANGUAGE_NAMES, LANGUAGES, Translator, esc
 
 from .. import callbacks as cb
 from ..config import TIMER_PRESETS
+from . import seats
 from .common import name, role_name
 from .history import condition_text
 
@@ -18,6 +19,7 @@ TIMER_CODES = {"off": "t0", "short": "t1", "normal": "t2", "long": "t3"}
 VOTE_CODES = {"nein": "vn", "ignore": "vi"}
 SEAT_CODES = {False: "sj", True: "ss"}
 REBALANCED_CODES = {False: "r0", True: "r1"}
+STANDIN_CODES = {"on": "b1", "off": "b0"}  # a computer takes an absent seat (render/seats.py)
 
 
 def chat_arg(chat_id: int) -> str:
@@ -64,6 +66,7 @@ def settings_text(t: Translator, title: str, group: dict[str, Any], default_time
             "⚖️ Rebalanced variant (6, 7 and 9 players): {state}",
             state=t._("on") if group.get("rebalanced") else t._("off"),
         ),
+        seats.standin_line(t, group),
         "",
         t._(
             "<i>Language and timers apply at once; seats and the variant from the next game. "
@@ -103,6 +106,10 @@ def settings_keyboard(
         [
             button(t._("Rebalanced: off"), REBALANCED_CODES[False], not group.get("rebalanced")),
             button(t._("Rebalanced: on"), REBALANCED_CODES[True], bool(group.get("rebalanced"))),
+        ],
+        [
+            button(t._("🤖 Stand-in: off"), STANDIN_CODES["off"], not seats.standin_on(group)),
+            button(t._("🤖 Stand-in: on"), STANDIN_CODES["on"], seats.standin_on(group)),
         ],
     ]
     return InlineKeyboardMarkup(rows)

@@ -1,0 +1,117 @@
+"""Computer seats on PTB's JobQueue: each pending computer move is a job, like a deadline.
+
+After every commit (and at start-up, for every running game) :func:`arm` schedules one job
+per computer seat the step waits for, after a short varied pause
+(:func:`shbot.table.seats.think_seconds`). The job runs the move through the same commit
+path as a press (:func:`shbot.table.seats.act`); a job for a step that is over, or for a
+seat that has acted already, is refused and changes nothing, so late or duplicate jobs are
+harmless. The agents (one per computer seat) live in this process: they are fed the events
+their seat may see after every commit, and rebuilt from the seat's view (reset) after a
+restart, since the game keeps no event log.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from typing import Any
+
+from telegram.ext import Application, ContextTypes
+
+from shbot.players import AGENTS, Agent, deliver
+from shbot.storage import NoGame, StoreUnavailable, VersionConflict
+from shbot.table import Outcome, Refusal, Table, seats
+
+from .services import Services
+
+log = logging.getLogger(__name__)
+AnyApp = Application[Any, Any, Any, Any, Any, Any]
+RETRY_SECONDS = 15.0
+KIND = "heuristic"
+
+
+class Bench:
+    """The agents playing computer seats, by (group, game, seat)."""
+
+    def __init__(self) -> None:
+        self.agents: dict[tuple[int, str, int], Agent] = {}
+        self.pace = 1.0  # multiplies every pause (tests slow it so that they fire jobs)
+
+    def agent(self, chat_id: int, table: Table, seat: int) -> Agent:
+        key = (chat_id, table.gid, seat)
+        found = self.agents.get(key)
+        if found is None:
+            assert table.game is not None
+            found = self.agents[key] = AGENTS[KIND](random.Random())
+            found.reset(seat, seats.SeatView(table.game))
+        return found
+
+    def observe(self, chat_id: int, outcome: Outcome) -> None:
+        """Show each computer seat what it may see of the change; forget ended games."""
+        table, game = outcome.table, outcome.table.game
+        for key in [k for k in self.agents if k[0] == chat_id]:
+            if outcome.ended or key[1] != table.gid or not seats.computer_seat(table, key[2]):
+                del self.agents[key]
+        if game is None or outcome.ended:
+            return
+        for seat in range(game.n):
+            if not seats.computer_seat(table, seat):
+                continue
+            known = (chat_id, table.gid, seat) in self.agents
+            agent = self.agent(chat_id, table, seat)
+            if known or outcome.started:  # a new agent's reset already saw this state
+                deliver(agent, seat, outcome.events)
+
+
+def bench(app: AnyApp) -> Bench:
+    found = app.bot_data.get("bench")
+    if not isinstance(found, Bench):
+        found = app.bot_data["bench"] = Bench()
+    return found
+
+
+def _prefix(chat_id: int) -> str:
+    return f"robot:{chat_id}:"
+
+
+def arm(app: AnyApp, chat_id: int, table: Table) -> None:
+    """One job per computer seat the current step waits for (none twice)."""
+    if app.job_queue is None:
+        return
+    pace = bench(app).pace
+    for seat in seats.pending(table):
+        name = f"{_prefix(chat_id)}{table.gid}:{table.step}:{seat}"
+        if any(not j.removed for j in app.job_queue.get_jobs_by_name(name)):
+            continue
+        data = {"chat": chat_id, "gid": table.gid, "step": table.step, "seat": seat}
+        delay = seats.think_seconds(table, seat) * pace
+        app.job_queue.run_once(on_turn, delay, data=data, name=name)
+
+
+async def after(app: AnyApp, chat_id: int, outcome: Outcome) -> None:
+    """After a commit: the agents see the change, the next computer moves are armed."""
+    bench(app).observe(chat_id, outcome)
+    arm(app, chat_id, outcome.table)
+
+
+async def on_turn(context: ContextTypes.DEFAULT_TYPE) -> None:
+    """A computer seat's pause is over: it makes its move through the commit path."""
+    svc: Services = context.application.bot_data["svc"]
+    job = context.job
+    assert job is not None
+    d: dict[str, Any] = job.data  # type: ignore[assignment]
+    chat_id, seat = int(d["chat"]), int(d["seat"])
+    agents = bench(context.application)
+    try:
+        await svc.commit.run(
+            chat_id,
+            lambda tb: seats.act(
+                tb, str(d["gid"]), int(d["step"]), seat, agents.agent(chat_id, tb, seat)
+            ),
+        )
+    except (NoGame, Refusal):
+        return
+    except (StoreUnavailable, VersionConflict):
+        log.warning("computer move in chat %s delayed: storage busy or unavailable", chat_id)
+        if context.job_queue is not None:
+            context.job_queue.run_once(on_turn, RETRY_SECONDS, data=d, name=job.name)
