@@ -118,7 +118,9 @@ def _accepted_texts() -> frozenset[str | None]:
     texts: set[str | None] = {None}
     for lang in (*LANGUAGES, PSEUDO):
         t = translator(lang)
-        texts.update(answer_text(t, code) for code in ("joined", "left", "vote_ja", "vote_nein"))
+        texts.update(
+            answer_text(t, code) for code in ("joined", "left", "vote_ja", "vote_nein", "claimed")
+        )
     return frozenset(texts)
 
 

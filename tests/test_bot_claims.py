@@ -41,6 +41,7 @@ from tests.botplay import (
 )
 from tests.fake_telegram import FakeChat, StoredMessage
 from tests.harness import FakeUser, make_users
+from tests.harness import refused as is_refusal
 from tests.langcheck import assert_language
 from tests.test_bot_secrets import Recorded, fascists, transcript, twin_deck
 
@@ -201,12 +202,13 @@ async def test_second_and_forged_claims_are_refused_and_change_nothing(bot: Bot)
         prompt = next(m for m in bot.fake.messages(president.id) if claim_buttons(m))
         gid, step = table.gid, claims.button_step(table, "1:drawn")
 
-        async def refused(user: FakeUser, data: str, text: str, *, alert: bool = True) -> None:
+        async def refused(user: FakeUser, data: str, text: str, *, alert: bool = False) -> None:
             before = await snapshot(bot, group.id)
             query = await bot.h.press_raw(user, user.id, prompt.message_id, data)
             await bot.settle()
             answer = bot.h.answer(query)
             assert (answer.text, answer.show_alert) == (text, alert), data
+            assert is_refusal(answer), data
             assert await snapshot(bot, group.id) == before, f"{data} changed the game"
 
         invalid = EN._("This button is not valid.")

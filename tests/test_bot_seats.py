@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from shbot.bot import callbacks as cb
 from shbot.bot import render as r
+from shbot.engine.claims import Claim, ClaimKind
 from shbot.i18n import translator
 from shbot.storage import Store
 from shbot.table import seats
@@ -76,6 +77,13 @@ async def test_one_person_and_four_computers_play_a_game_to_its_end(store: Store
         assert elections
         texts = [m.text for m in bot.fake.messages(group.id)]
         assert any("Ja! (" in t and "🤖" in t for t in texts), "no revealed computer ballot"
+        # Computer players talk like people: after their sessions they claimed what they saw,
+        # and the group read it in the round messages and on the end card.
+        said = [Claim.from_list(c) for c in final.talk.get("claims", {}).values()]
+        spoken = [c for c in said if final.at(c.seat).id < 0 and c.kind is not ClaimKind.NONE]
+        assert spoken, f"no computer claim in {said}"
+        assert any("🗣" in t and "🤖" in t for t in texts), "no computer claim in the group"
+        assert "claimed" in over
         # Per-user statistics count only people; the group counts the game.
         stats = await store.group_stats(group.id)
         assert stats["games"] == 1

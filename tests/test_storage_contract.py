@@ -473,6 +473,42 @@ async def test_group_stats_top_ten_by_games(store: Store) -> None:
     assert [p["games"] for p in top] == list(range(12, 2, -1))
 
 
+async def test_a_migrated_group_takes_its_statistics_and_history_along(
+    store: Store, clock: FakeClock
+) -> None:
+    """Issue 13: a group upgraded to a supergroup keeps /stats and /history under its new
+    id, added to what the new id has; a second call (a crash half-way) counts nothing twice."""
+    old, new = -100, -1_000_000_000_100
+    await store.record_result(old, result("g1", "liberal", "five_liberal", (1, "Ann", "liberal")))
+    await store.record_result(
+        old, result("g2", "fascist", "hitler_elected", (1, "Ann", "liberal"), (2, "Bo", "hitler"))
+    )
+    await store.record_result(
+        new, result("g3", "liberal", "hitler_executed", (2, "Bob", "liberal"))
+    )
+    rec = await store.create_game(old, "running", {"i": 1})
+    rec.status = "finished"
+    await store.save_game(rec)
+    clock.advance(5)
+    before_user = await store.user_stats(1)
+    for _ in range(2):
+        await store.move_records(old, new)
+    stats = await store.group_stats(new)
+    assert stats["games"] == 3
+    assert {k: n for k, n in stats["wins"].items() if n} == {"liberal": 2, "fascist": 1}
+    assert {k: n for k, n in stats["by_condition"].items() if n} == {
+        "five_liberal": 1,
+        "hitler_elected": 1,
+        "hitler_executed": 1,
+    }
+    players = {p["user_id"]: (p["games"], p["wins"]) for p in stats["players"]}
+    assert players == {1: (2, 1), 2: (2, 2)}
+    assert (await store.group_stats(old))["games"] == 0
+    assert [g.data["i"] for g in await store.finished_games(new)] == [1]
+    assert await store.finished_games(old) == []
+    assert await store.user_stats(1) == before_user, "per-user statistics do not change"
+
+
 async def test_bad_result_is_rejected(store: Store) -> None:
     with pytest.raises(ValueError):
         await store.record_result(CHAT, result("g", "communist", "five_liberal"))

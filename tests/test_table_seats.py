@@ -7,8 +7,9 @@ import random
 import pytest
 
 from shbot.engine import Phase
+from shbot.engine.claims import Claim, ClaimKind
 from shbot.players import AGENTS, Agent, deliver
-from shbot.table import Refusal, seats
+from shbot.table import Refusal, claims, computer_talk, seats
 from shbot.table import timers as table_timers
 from shbot.table.lobby import check_start, leave, new_lobby, start
 from shbot.table.model import Player, Table
@@ -233,3 +234,38 @@ def test_a_person_a_computer_plays_for_gets_no_prompt() -> None:
     assert not any(k.startswith("nudge:") for k in table.owed)
     table.owe(f"peek:{table.step}", president, {"policies": []})  # what the seat saw stays
     assert f"peek:{table.step}" in table.owed
+
+
+def test_computer_players_claim_through_the_claims_transition_once() -> None:
+    """After each session a computer's sight is due; it speaks once, through the same
+    transition as a person's button, and a late or repeated call is refused unchanged."""
+    table = lobby()
+    seats.add_computers(table, 1, True, 6, "en")
+    start(table, 1, False, 3, {})
+    table.standins.append(1)
+    assert table.game is not None
+    agents = {s: AGENTS["heuristic"](random.Random(s)) for s in range(7)}
+    for seat, agent in agents.items():
+        agent.reset(seat, seats.SeatView(table.game))
+    spoken: list[Claim] = []
+    while not table.game.is_over and len(spoken) < 6:
+        for k in computer_talk.due(table):
+            seat = int(table.talk["sights"][k][0])
+            computer_talk.speak(table, table.gid, k, agents[seat])
+            said = Claim.from_list(table.talk["claims"][k])
+            assert said.seat == seat and said.round == claims.parse_key(k)[0]
+            spoken.append(said)
+            before = table.to_dict()
+            with pytest.raises(Refusal):
+                computer_talk.speak(table, table.gid, k, agents[seat])
+            assert table.to_dict() == before
+        pending = seats.pending(table)
+        if not pending:
+            break
+        outcome = seats.act(table, table.gid, table.step, pending[0], agents[pending[0]])
+        for s, agent in agents.items():
+            deliver(agent, s, outcome.events)
+    assert spoken, "no computer claimed after its sessions"
+    assert {c.kind for c in spoken} >= {ClaimKind.DRAWN, ClaimKind.RECEIVED}
+    # The person (played by a stand-in here) keeps their own buttons: never spoken for.
+    assert all(table.at(c.seat).id < 0 for c in spoken)

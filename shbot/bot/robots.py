@@ -18,9 +18,9 @@ from typing import Any
 
 from telegram.ext import Application, ContextTypes
 
-from shbot.players import AGENTS, Agent, deliver
+from shbot.players import AGENTS, Agent, deliver, tell
 from shbot.storage import NoGame, StoreUnavailable, VersionConflict
-from shbot.table import Outcome, Refusal, Table, seats
+from shbot.table import Outcome, Refusal, Table, computer_talk, seats
 
 from .services import Services
 
@@ -35,6 +35,7 @@ class Bench:
 
     def __init__(self) -> None:
         self.agents: dict[tuple[int, str, int], Agent] = {}
+        self.heard: dict[tuple[int, str, int], set[str]] = {}  # claims each agent was told
         self.pace = 1.0  # multiplies every pause (tests slow it so that they fire jobs)
 
     def agent(self, chat_id: int, table: Table, seat: int) -> Agent:
@@ -52,6 +53,7 @@ class Bench:
         for key in [k for k in self.agents if k[0] == chat_id]:
             if outcome.ended or key[1] != table.gid or not seats.computer_seat(table, key[2]):
                 del self.agents[key]
+                self.heard.pop(key, None)
         if game is None or outcome.ended:
             return
         for seat in range(game.n):
@@ -61,6 +63,10 @@ class Bench:
             agent = self.agent(chat_id, table, seat)
             if known or outcome.started:  # a new agent's reset already saw this state
                 deliver(agent, seat, outcome.events)
+            known_claims = self.heard.setdefault((chat_id, table.gid, seat), set())
+            fresh = computer_talk.heard(table, known_claims)
+            known_claims.update(k for k, _ in fresh)
+            tell(agent, [c for _, c in fresh])
 
 
 def bench(app: AnyApp) -> Bench:
@@ -86,6 +92,12 @@ def arm(app: AnyApp, chat_id: int, table: Table) -> None:
         data = {"chat": chat_id, "gid": table.gid, "step": table.step, "seat": seat}
         delay = seats.think_seconds(table, seat) * pace
         app.job_queue.run_once(on_turn, delay, data=data, name=name)
+    for k in computer_talk.due(table):
+        name = f"{_prefix(chat_id)}{table.gid}:claim:{k}"
+        if any(not j.removed for j in app.job_queue.get_jobs_by_name(name)):
+            continue
+        data = {"chat": chat_id, "gid": table.gid, "sight": k}
+        app.job_queue.run_once(on_turn, computer_talk.pause(table, k) * pace, data=data, name=name)
 
 
 async def after(app: AnyApp, chat_id: int, outcome: Outcome) -> None:
@@ -100,15 +112,21 @@ async def on_turn(context: ContextTypes.DEFAULT_TYPE) -> None:
     job = context.job
     assert job is not None
     d: dict[str, Any] = job.data  # type: ignore[assignment]
-    chat_id, seat = int(d["chat"]), int(d["seat"])
+    chat_id, seat = int(d["chat"]), int(d.get("seat", -1))
     agents = bench(context.application)
+    gid = str(d["gid"])
+
+    def move(tb: Table) -> Outcome:
+        if "sight" in d:  # a claim after a session, an investigation or a peek
+            k = str(d["sight"])
+            if k not in tb.talk.get("sights", {}):
+                raise Refusal("stale")
+            speaker = int(tb.talk["sights"][k][0])
+            return computer_talk.speak(tb, gid, k, agents.agent(chat_id, tb, speaker))
+        return seats.act(tb, gid, int(d["step"]), int(d["seat"]), agents.agent(chat_id, tb, seat))
+
     try:
-        await svc.commit.run(
-            chat_id,
-            lambda tb: seats.act(
-                tb, str(d["gid"]), int(d["step"]), seat, agents.agent(chat_id, tb, seat)
-            ),
-        )
+        await svc.commit.run(chat_id, move)
     except (NoGame, Refusal):
         return
     except (StoreUnavailable, VersionConflict):

@@ -157,6 +157,7 @@ class Services:
             record = await self.store.get_game(old_id)
             self.outbox.records.pop(old_id, None)
             await self._move_settings(old_id, new_id)
+            await self.store.move_records(old_id, new_id)  # /stats and /history go along
             if record is None:
                 return
             table = Table.from_dict(record.data)

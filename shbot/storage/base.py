@@ -246,6 +246,12 @@ class Store(ABC):
     async def group_stats(self, chat_id: int) -> dict[str, Any]:
         """{"games", "wins": {side: n}, "by_condition", "players": top 10 by games}."""
 
+    @abstractmethod
+    async def move_records(self, old_id: int, new_id: int) -> None:
+        """A group became a supergroup (a new chat id): its statistics and finished games
+        (/stats, /history) move to ``new_id``, added to what ``new_id`` has. Safe to call
+        again after a crash half-way: nothing is counted twice."""
+
     # -- /nextgame ---------------------------------------------------------------------------
 
     @abstractmethod

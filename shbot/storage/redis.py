@@ -195,6 +195,19 @@ return 1
 """
 
 # KEYS: seen key. ARGV: now, expires_at, ttl_ms
+# Adds a migrated group's records to its new chat's keys (one hash slot), once: the marker
+# makes a second call after a crash half-way a no-op (the old keys are deleted after this).
+_MOVE_IN = """
+if not redis.call('SET', KEYS[4], '1', 'NX', 'PX', ARGV[1]) then return 0 end
+for f, n in pairs(cjson.decode(ARGV[2])) do redis.call('HINCRBY', KEYS[1], f, n) end
+for f, v in pairs(cjson.decode(ARGV[3])) do
+    if string.sub(f, -5) == ':name' then redis.call('HSET', KEYS[2], f, v)
+    else redis.call('HINCRBY', KEYS[2], f, v) end
+end
+for _, m in ipairs(cjson.decode(ARGV[4])) do redis.call('ZADD', KEYS[3], m[2], m[1]) end
+return 1
+"""
+
 _FIRST_SEEN = """
 local v = redis.call('GET', KEYS[1])
 if v and tonumber(v) > tonumber(ARGV[1]) then return 0 end
@@ -275,6 +288,7 @@ class RedisStore(Store):
         self._user_result = reg(_USER_RESULT)
         self._subscribe = reg(_SUBSCRIBE)
         self._first_seen = reg(_FIRST_SEEN)
+        self._move_in = reg(_MOVE_IN)
 
     # -- keys --------------------------------------------------------------------------------
 
@@ -541,6 +555,30 @@ class RedisStore(Store):
         ranked = sorted(players.values(), key=lambda p: (-p["games"], -p["wins"], p["user_id"]))
         stats["players"] = ranked[:10]
         return stats
+
+    async def move_records(self, old_id: int, new_id: int) -> None:
+        old = [self._g(old_id, w) for w in ("stats", "players", "archive")]
+        with _translate():
+            async with self._r.pipeline(transaction=True) as pipe:
+                pipe.hgetall(old[0])
+                pipe.hgetall(old[1])
+                pipe.zrange(old[2], 0, -1, withscores=True)
+                stats, players, archive = await pipe.execute()
+            await self._move_in(
+                keys=[
+                    *(self._g(new_id, w) for w in ("stats", "players", "archive")),
+                    self._g(new_id, f"moved:{old_id}"),
+                ],
+                args=[
+                    _ms(max(RESULT_DEDUP_TTL, self.history_ttl)),
+                    json.dumps({k: int(v) for k, v in stats.items()}),
+                    json.dumps(
+                        {k: v if k.endswith(":name") else int(v) for k, v in players.items()}
+                    ),
+                    json.dumps([[m, repr(score)] for m, score in archive]),
+                ],
+            )
+            await self._r.delete(*old)
 
     # -- /nextgame ---------------------------------------------------------------------------
 

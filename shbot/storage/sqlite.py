@@ -465,6 +465,18 @@ class SQLiteStore(Store):
 
         return await self._run(op, write=False)
 
+    async def move_records(self, old_id: int, new_id: int) -> None:
+        def op(conn: sqlite3.Connection) -> None:
+            # One transaction; a game counted in both chats keeps the new chat's count.
+            for table in ("results", "result_players"):
+                conn.execute(
+                    f"UPDATE OR IGNORE {table} SET chat_id = ? WHERE chat_id = ?", (new_id, old_id)
+                )
+                conn.execute(f"DELETE FROM {table} WHERE chat_id = ?", (old_id,))
+            conn.execute("UPDATE archive SET chat_id = ? WHERE chat_id = ?", (new_id, old_id))
+
+        await self._run(op)
+
     # -- /nextgame ---------------------------------------------------------------------------
 
     async def subscribe_next(self, chat_id: int, user_id: int) -> bool:
