@@ -641,12 +641,25 @@ def private_kind(text: str) -> str | None:
 def group_calls(fake: FakeBotAPI, chat_id: int) -> list[Call]:
     """Successful sends and edits in a group, in order."""
     return [
-        c
-        for c in fake.calls
-        if c.ok
-        and c.chat_id == chat_id
-        and c.method.lower() in ("sendmessage", "editmessagetext", "editmessagereplymarkup")
+        c for c in fake.calls if c.ok and c.chat_id == chat_id and c.method.lower() in GROUP_METHODS
     ]
+
+
+GROUP_METHODS = (
+    "sendmessage",
+    "editmessagetext",
+    "editmessagereplymarkup",
+    "sendphoto",  # the board picture
+    "editmessagemedia",
+)
+
+
+def call_text(call: Call) -> str:
+    """What a call shows as text: the message's text, or a photo's caption."""
+    media = call.params.get("media")
+    if isinstance(media, dict):
+        return str(media.get("caption", ""))
+    return str(call.params.get("text", call.params.get("caption", "")))
 
 
 def markup_buttons(params: JSONDict) -> list[JSONDict]:
@@ -691,7 +704,7 @@ def check_group_keeps_secrets(fake: FakeBotAPI, group_id: int, t: Translator = E
     forbidden = [t._("Liberal party"), t._("Fascist party"), *secret_hand_strings(t)]
     english = t.locale == "en"
     for call in before:
-        text = str(call.params.get("text", ""))
+        text = call_text(call)
         labels = [str(b.get("text", "")) for b in markup_buttons(call.params)]
         for shown in [text, *labels]:
             for secret in forbidden:

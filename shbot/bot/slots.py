@@ -18,6 +18,7 @@ from shbot.engine import Phase
 from shbot.i18n import Translator
 from shbot.table import GROUP, PRIVATE_PHASES, Table, prompt_seat
 
+from . import media
 from . import render as r
 from .render import timers as rt
 
@@ -35,6 +36,7 @@ class Rendered:
     edit_id: int | None  # edit this message; None: send a new one
     keep: bool  # remember the message id for later edits
     notify: bool = False  # ring the recipient's phone (private prompts, the person to act)
+    photo: bytes | None = None  # a photo with ``text`` as its caption (the board picture)
 
 
 def family(slot: str) -> str:
@@ -77,7 +79,10 @@ class SlotRenderer:
         if fam == "prompt" and payload.get("done"):
             keep = False
         notify = fam in ("prompt", "role", "nudge") and not payload.get("done")
-        return Rendered(chat, text, kb, edit_id, keep, notify)
+        photo = media.board_photo(table) if fam == "board" else None
+        if photo is not None:
+            text = media.board_caption(t, table)
+        return Rendered(chat, text, kb, edit_id, keep, notify, photo)
 
     def _build(
         self,

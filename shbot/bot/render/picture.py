@@ -16,6 +16,8 @@ from typing import Any
 
 from PIL import Image, ImageDraw, ImageFont
 
+from shbot.table import board
+
 WIDTH, HEIGHT = 800, 460
 CARD_W, CARD_H, GAP = 104, 112, 14
 TOKEN, SEAT_STEP = 56, 78
@@ -70,29 +72,7 @@ class BoardFacts:
 
 def facts(view: dict[str, Any]) -> BoardFacts:
     """The picture's facts from the engine's ``public_view`` (roles are never read)."""
-    in_office = bool(view["in_office"])
-    chancellor = view["chancellor"] if view["phase"] == "vote" or in_office else -1
-    return BoardFacts(
-        players=int(view["players"]),
-        powers=tuple(view["powers"]),
-        liberal=int(view["liberal"]),
-        fascist=int(view["fascist"]),
-        tracker=int(view["tracker"]),
-        draw=int(view["draw"]),
-        discard=int(view["discard"]),
-        veto=bool(view["veto_unlocked"]),
-        president=-1 if view["winner"] else _seat(view["president"]),
-        chancellor=-1 if view["winner"] else _seat(chancellor),
-        in_office=in_office,
-        term_limited=tuple(sorted(view["term_limited"])),
-        alive=tuple(bool(a) for a in view["alive"]),
-        confirmed=tuple(bool(c) for c in view["confirmed"]),
-        winner=view["winner"],
-    )
-
-
-def _seat(value: Any) -> int:
-    return int(value) if isinstance(value, int) and value >= 0 else -1
+    return BoardFacts(**board.picture_view(view))
 
 
 @lru_cache(maxsize=CACHE_SIZE)

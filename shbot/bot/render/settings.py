@@ -7,6 +7,7 @@ from typing import Any
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from shbot.i18n import LANGUAGE_NAMES, LANGUAGES, Translator, esc
+from shbot.table import board
 
 from .. import callbacks as cb
 from ..config import TIMER_PRESETS
@@ -18,6 +19,7 @@ TIMER_CODES = {"off": "t0", "short": "t1", "normal": "t2", "long": "t3"}
 VOTE_CODES = {"nein": "vn", "ignore": "vi"}
 SEAT_CODES = {False: "sj", True: "ss"}
 REBALANCED_CODES = {False: "r0", True: "r1"}
+BOARD_CODES = {board.PICTURE: "bp", board.TEXT: "bt"}
 
 
 def chat_arg(chat_id: int) -> str:
@@ -47,6 +49,10 @@ def vote_rule_label(t: Translator, rule: str) -> str:
     return t._("a missing vote counts as Nein!")
 
 
+def board_label(t: Translator, style: str) -> str:
+    return t._("a picture") if style == board.PICTURE else t._("text")
+
+
 def settings_text(t: Translator, title: str, group: dict[str, Any], default_timer: str) -> str:
     timer = str(group.get("timers") or default_timer)
     lang = str(group.get("lang") or "en")
@@ -64,10 +70,11 @@ def settings_text(t: Translator, title: str, group: dict[str, Any], default_time
             "⚖️ Rebalanced variant (6, 7 and 9 players): {state}",
             state=t._("on") if group.get("rebalanced") else t._("off"),
         ),
+        t._("🖼 Board: {style}", style=board_label(t, board.chosen(group.get("board")))),
         "",
         t._(
-            "<i>Language and timers apply at once; seats and the variant from the next game. "
-            "Only group admins can change these settings.</i>"
+            "<i>Language, timers and the board apply at once; seats and the variant from the "
+            "next game. Only group admins can change these settings.</i>"
         ),
     ]
     return "\n".join(lines)
@@ -83,6 +90,7 @@ def settings_keyboard(
     arg = chat_arg(chat_id)
     timer = str(group.get("timers") or default_timer)
     lang = str(group.get("lang") or "en")
+    style = board.chosen(group.get("board"))
 
     def button(label: str, code: str, chosen: bool) -> InlineKeyboardButton:
         text = f"✅ {label}" if chosen else label
@@ -103,6 +111,10 @@ def settings_keyboard(
         [
             button(t._("Rebalanced: off"), REBALANCED_CODES[False], not group.get("rebalanced")),
             button(t._("Rebalanced: on"), REBALANCED_CODES[True], bool(group.get("rebalanced"))),
+        ],
+        [
+            button(t._("Board: picture"), BOARD_CODES[board.PICTURE], style == board.PICTURE),
+            button(t._("Board: text"), BOARD_CODES[board.TEXT], style == board.TEXT),
         ],
     ]
     return InlineKeyboardMarkup(rows)
