@@ -35,6 +35,7 @@ from typing import Any
 import pytest
 
 from shbot.bot import callbacks as cb
+from shbot.bot import media
 from shbot.bot import render as r
 from shbot.bot.app import build_application
 from shbot.bot.config import Config
@@ -622,6 +623,11 @@ PRIVATE_KINDS_EN = {
     "peek": "👁 The top three policies",
 }
 _INVESTIGATION_RESULT = re.compile(r"^🔍 .* is a member of the ")
+
+
+def board_shown(t: Translator, table: Table, board: StoredMessage) -> str:
+    """What the board message must say: the board picture's caption, or the text board."""
+    return media.board_caption(t, table) if board.photo is not None else r.board_text(t, table)
 
 
 def original_text(message: StoredMessage) -> str:
