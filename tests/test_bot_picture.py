@@ -13,8 +13,9 @@ from PIL import Image
 from shbot.bot import media
 from shbot.bot import render as r
 from shbot.bot.render import picture
-from shbot.i18n import translator
+from shbot.i18n import Translator, translator
 from shbot.storage import Store
+from shbot.table import lobby as table_lobby
 from shbot.table.model import Table
 from tests.botplay import (
     EN,
@@ -24,19 +25,20 @@ from tests.botplay import (
     play_planned,
     running_bot,
 )
+from tests.fake_telegram import NOT_MODIFIED
 from tests.harness import make_user, make_users
 from tests.test_bot_settings import open_menu, settings_button
 
 NINE = {"tokens": ["F", "F", "F", "F", "L", "F"], "targets": [1, 2, 3, 4, "H"], "hitler": 7}
 
 
-def assert_board_shows(bot: Bot, group_id: int, table: Table) -> None:
+def assert_board_shows(bot: Bot, group_id: int, table: Table, t: Translator = EN) -> None:
     """The board message is a photo of the table's state with its caption."""
     assert table.game is not None
     board = bot.fake.message(group_id, table.shown["board"])
     assert board.photo is not None and board.image is not None
     assert board.image == picture.render(picture.facts(table.game.public_view()))
-    assert board.text == media.board_caption(EN, table)
+    assert board.text == media.board_caption(t, table)
     image = Image.open(io.BytesIO(board.image))
     assert (image.format, image.size, image.mode) == ("PNG", (800, 460), "P")
     assert board.photo[-1]["file_size"] == len(board.image) < 100 * 1024
@@ -181,3 +183,29 @@ async def test_caption_in_the_group_language(store: Store, lang: str) -> None:
         assert board.photo is not None
         assert board.text == media.board_caption(translator(lang), table)
         assert "Board" not in board.plain_text and "Draw pile" not in board.plain_text
+
+
+async def test_unchanged_media_edit_and_a_deleted_board(bot: Bot) -> None:
+    """A restarted bot does not know what the board shows: its edit to the same picture
+    gets "message is not modified", which is success. A board deleted in the group is
+    sent anew at its next change, as the text board is."""
+    users = make_users(5)
+    group = await open_game(bot, users)
+    table = await bot.table(group)
+    assert table is not None
+    board_id = table.shown["board"]
+    bot.svc.outbox._content.clear()  # what a new process knows of the messages shown
+    await bot.svc.commit.run(group.id, table_lobby.redraw)  # as a language change does
+    await bot.settle()
+    refused = bot.fake.calls_to("editMessageMedia", group.id, ok=False)
+    assert [c.description for c in refused] == [NOT_MODIFIED]
+    table = await bot.table(group)
+    assert table is not None and table.shown["board"] == board_id
+    assert len(bot.fake.calls_to("editMessageMedia", group.id, ok=None)) == 1, "not retried"
+    bot.fake.message(group.id, board_id).deleted = True
+    await bot.h.command(users[0], group, "/lang fr")  # the host may: no game step yet
+    await bot.settle()
+    table = await bot.table(group)
+    assert table is not None and table.shown["board"] > board_id
+    assert_board_shows(bot, group.id, table, translator("fr"))
+    bot.h.assert_no_errors()
