@@ -6,11 +6,16 @@ from __future__ import annotations
 
 import io
 
+import pytest
 from PIL import Image
 
 from shbot.bench_picture import board_views
+from shbot.bot import media
+from shbot.bot import render as r
 from shbot.bot.render import picture
 from shbot.engine import Game
+from shbot.i18n import translator
+from shbot.table.model import Player, Table
 
 
 def test_same_facts_same_bytes_and_cached() -> None:
@@ -76,3 +81,19 @@ def test_markers_change_the_picture() -> None:
     rendered = {picture.render(v) for v in variants}
     assert len(rendered) == len(variants)
     assert picture.render(base) not in rendered
+
+
+@pytest.mark.parametrize("lang", ["en", "ja", "fr"])
+def test_caption_shortens_long_names_to_fit(lang: str) -> None:
+    """Ten names of 45 emoji (two UTF-16 units each) would make a caption well over 1,024
+    characters: the names are shortened, never the board lines."""
+    game, _ = Game.new(10, 5)
+    players = [Player(100 + i, "🦊" * 45 + str(i)) for i in range(10)]
+    table = Table("g", 100, 0.0, players=players, game=game, options={"board": "picture"})
+    t = translator(lang)
+    assert media.visible_length(media._caption(t, table)) > media.MAX_CAPTION
+    caption = media.board_caption(t, table)
+    assert media.visible_length(caption) <= media.MAX_CAPTION
+    assert caption.split("\n")[0] == r.board_text(t, table).split("\n")[0]
+    assert "🦊…" in caption  # shortened names
+    assert caption.count("\n") >= r.board_text(t, table).count("\n")  # every line kept
