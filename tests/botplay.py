@@ -35,6 +35,7 @@ from typing import Any
 import pytest
 
 from shbot.bot import callbacks as cb
+from shbot.bot import media
 from shbot.bot import render as r
 from shbot.bot.app import build_application
 from shbot.bot.config import Config
@@ -625,6 +626,11 @@ PRIVATE_KINDS_EN = {
 _INVESTIGATION_RESULT = re.compile(r"^🔍 .* is a member of the ")
 
 
+def board_shown(t: Translator, table: Table, board: StoredMessage) -> str:
+    """What the board message must say: the board picture's caption, or the text board."""
+    return media.board_caption(t, table) if board.photo is not None else r.board_text(t, table)
+
+
 def original_text(message: StoredMessage) -> str:
     """What a message said when it was sent (before any edit)."""
     return message.history[0] if message.history else message.text
@@ -642,12 +648,25 @@ def private_kind(text: str) -> str | None:
 def group_calls(fake: FakeBotAPI, chat_id: int) -> list[Call]:
     """Successful sends and edits in a group, in order."""
     return [
-        c
-        for c in fake.calls
-        if c.ok
-        and c.chat_id == chat_id
-        and c.method.lower() in ("sendmessage", "editmessagetext", "editmessagereplymarkup")
+        c for c in fake.calls if c.ok and c.chat_id == chat_id and c.method.lower() in GROUP_METHODS
     ]
+
+
+GROUP_METHODS = (
+    "sendmessage",
+    "editmessagetext",
+    "editmessagereplymarkup",
+    "sendphoto",  # the board picture
+    "editmessagemedia",
+)
+
+
+def call_text(call: Call) -> str:
+    """What a call shows as text: the message's text, or a photo's caption."""
+    media = call.params.get("media")
+    if isinstance(media, dict):
+        return str(media.get("caption", ""))
+    return str(call.params.get("text", call.params.get("caption", "")))
 
 
 def markup_buttons(params: JSONDict) -> list[JSONDict]:
@@ -694,7 +713,7 @@ def check_group_keeps_secrets(fake: FakeBotAPI, group_id: int, t: Translator = E
     forbidden = [t._("Liberal party"), t._("Fascist party"), *secret_hand_strings(t)]
     english = t.locale == "en"
     for call in before:
-        text = str(call.params.get("text", ""))
+        text = call_text(call)
         labels = [str(b.get("text", "")) for b in markup_buttons(call.params)]
         for shown in [text, *labels]:
             for secret in forbidden:

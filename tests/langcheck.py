@@ -119,11 +119,19 @@ def bot_texts(
     out: list[Shown] = []
     for call in fake.calls[calls]:
         method = call.method.lower()
-        if method not in ("sendmessage", "editmessagetext", "editmessagereplymarkup"):
+        if method not in (
+            "sendmessage",
+            "editmessagetext",
+            "editmessagereplymarkup",
+            "sendphoto",  # the board picture's caption
+            "editmessagemedia",
+        ):
             continue
         chat_id = call.chat_id if isinstance(call.chat_id, int) else None
         where = f"{call.method} to {call.chat_id}"
-        text = call.params.get("text")
+        media = call.params.get("media")
+        text = media.get("caption") if isinstance(media, dict) else None
+        text = text or call.params.get("text") or call.params.get("caption")
         if isinstance(text, str):
             out.append(Shown(where, text, chat_id=chat_id))
         markup = call.params.get("reply_markup") or {}

@@ -38,6 +38,17 @@ KEYS = {
         "max_group_calls_60s",
         "meets_target",
     },
+    "picture": {
+        "players",
+        "images",
+        "median_ms",
+        "p99_ms",
+        "cpu_median_ms",
+        "cpu_p99_ms",
+        "median_kb",
+        "max_kb",
+        "ok",
+    },
     "scaleout": {
         "processes",
         "updates_per_process",
@@ -84,6 +95,8 @@ def test_tiny_runs_are_sound(rows: list[dict[str, object]]) -> None:
         if row["bench"] == "messages":
             assert row["max_group_calls_60s"] <= 20
             assert row["callback_answers"] == row["updates"] - 8  # /start x7 and /newgame
+        if row["bench"] == "picture":  # one 7-player game, every step drawn
+            assert row["images"] > 10 and row["max_kb"] < 100  # type: ignore[operator]
         if row["bench"] == "scaleout":
             assert row["exactly_once"] is True
             assert row["games_lost"] == 0

@@ -69,6 +69,7 @@ from tests.botplay import (
     Bot,
     Plan,
     Played,
+    board_shown,
     button_data,
     check_game,
     check_group_keeps_secrets,
@@ -91,6 +92,7 @@ T = TypeVar("T")
 TOKENS = ["F", "F", "x", "F", "F", "F", "V", "RF"]
 HITLER_SEAT = 6
 PLAYERS = 7
+SENDS = ("sendmessage", "sendphoto")  # the calls that leave a new message in a chat
 # Which N each test tries on each store: (stride, offset), every stride-th N from the offset
 # (stride 1: every N), plus the first of each kind and the last (see ``chosen``).
 DURING = {"sqlite": (1, 0), "redis": (13, 0)}
@@ -127,7 +129,11 @@ class DyingStore:
                 death.left -= 1
                 if death.left == 0:
                     death.left, death.op = None, name
-                    sends = [c for c in death.fake.calls if c.ok and c.method == "sendMessage"]
+                    sends = [
+                        c
+                        for c in death.fake.calls
+                        if c.ok and c.method in ("sendMessage", "sendPhoto")
+                    ]
                     death.last_send = sends[-1] if sends else None
                     death.fake.crashed = True
                     raise Crashed(f"the bot died after store operation {name}")
@@ -214,7 +220,7 @@ class Run:
             shown = Table.from_dict(record.data).shown
             recorded = {(self.group.id, m) for k, m in shown.items() if not k.startswith("prompt")}
         for call in (self.fake.crash_call, self.death.last_send):
-            if call is not None and call.ok and call.method.lower() == "sendmessage":
+            if call is not None and call.ok and call.method.lower() in SENDS:
                 message = (int(call.result["chat"]["id"]), int(call.result["message_id"]))
                 if call is self.fake.crash_call or message not in recorded:
                     self.orphans.add(message)
@@ -431,7 +437,7 @@ async def check_crashed_game(run: Run, table: Table, ref: Reference) -> None:
     extra = sum((texts - ref.group_texts).values())
     assert extra <= run.crashes, f"{extra} extra group messages after {run.crashes} crashes"
     board = fake.message(group.id, table.shown["board"])
-    assert board.text == r.board_text(EN, table) and not board.buttons(), "board not final"
+    assert board.text == board_shown(EN, table, board) and not board.buttons(), "board not final"
     last_round = fake.message(group.id, table.shown[f"round:{game.round}"])
     assert last_round.text == r.round_text(EN, table), "round message not final"
     assert r.game_over_text(EN, table) in texts, "no game-over message"

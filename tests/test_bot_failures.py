@@ -41,6 +41,7 @@ from tests.botplay import (
     RandomPlay,
     Strategy,
     Turn,
+    board_shown,
     button_data,
     check_calls_valid,
     check_finished,
@@ -163,7 +164,7 @@ async def test_a_group_upgraded_to_a_supergroup_takes_its_game_along(
         # The board and the round are on screen in the new chat, buttons and all.
         assert {"board", f"round:{moved.game.round}"} <= set(moved.shown)
         board = bot.fake.message(new.id, moved.shown["board"])
-        assert board.text == r.board_text(EN, moved)
+        assert board.text == board_shown(EN, moved, board)
         assert step_message(bot.fake, new.id, moved, frozenset({cb.VOTE})) is not None
         # The deadline moved along.
         assert bot.app.job_queue is not None

@@ -17,6 +17,7 @@ import pytest
 
 from shbot.bot import callbacks as cb
 from shbot.bot import render as r
+from shbot.bot.render import picture
 from shbot.engine import Game, Phase
 from shbot.i18n import translator
 from shbot.players.agents import RandomAgent
@@ -123,7 +124,11 @@ def check_board(board: StoredMessage, game: Game) -> None:
     assert f"Fascist policies: {track} {fas}/6" in text, text
     dots = "●" * game.tracker + "○" * (3 - game.tracker)
     assert f"Election tracker: {dots} {game.tracker}/3" in text, text
-    assert "Draw pile" not in text, "the piles change at every session: the round shows them"
+    if board.photo is None:
+        assert "Draw pile" not in text, "the piles change at every session: the round shows them"
+    else:  # the picture draws the piles (and who governs): the caption says them too
+        assert f"Draw pile: {len(game.draw)} · Discard pile: {len(game.discard)}" in text, text
+        assert board.image == picture.render(picture.facts(game.public_view()))
     assert board_seat_marks(board) == expected_marks(game), text
 
 
@@ -190,6 +195,7 @@ async def test_board_is_kept_current_by_edits(bot: Bot) -> None:
     board is edited exactly when what it shows changes; the round message shows the rest."""
     users = make_users(9)
     group = bot.h.group(creator=users[0], members=users[1:])
+    await bot.store.update_group(group.id, {"board": "text"})  # the picture: test_bot_picture
     seen: set[str] = set()
     board_ids: set[int] = set()
     views: list[tuple[object, ...]] = []
@@ -257,7 +263,9 @@ def test_board_is_owed_exactly_when_its_text_changes(players: int) -> None:
 
 async def test_board_command_posts_it_again_and_edits_go_there(bot: Bot) -> None:
     users = make_users(5)
-    group = await open_game(bot, users, seed=find_seed(5, start=5))
+    group = bot.h.group(creator=users[0], members=users[1:])
+    await bot.store.update_group(group.id, {"board": "text"})  # the picture: test_bot_picture
+    group = await open_game(bot, users, group=group, seed=find_seed(5, start=5))
     table = await bot.table(group)
     assert table is not None
     old_board = bot.fake.message(group.id, table.shown["board"])

@@ -18,6 +18,7 @@ import pytest
 
 from shbot.bot import app as bot_app
 from shbot.bot import callbacks as cb
+from shbot.bot import media
 from shbot.bot import render as r
 from shbot.bot.handlers import help_text
 from shbot.engine import Phase
@@ -332,8 +333,9 @@ async def test_a_change_mid_game_applies_from_the_next_message(bot: Bot) -> None
         table = await bot.table(group)
         assert table is not None and table.game is not None
         board = bot.fake.message(group.id, table.shown["board"])
-        assert board.text == r.board_text(JA, table), "the board is re-rendered"
-        assert board.history[-1] == r.board_text(EN, table), "it was English before"
+        shown = media.board_caption if board.photo is not None else r.board_text
+        assert board.text == shown(JA, table), "the board is re-rendered"
+        assert board.history[-1] == shown(EN, table), "it was English before"
         current = bot.fake.message(group.id, table.shown[f"round:{table.game.round}"])
         assert current.text == r.round_text(JA, table)
         assert bot.fake.message(group.id, picker.message_id).text == language_changed_text("ja")

@@ -15,6 +15,7 @@ Two complementary proofs over full games for 5 to 10 players:
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,17 +41,28 @@ from tests.botplay import (
     running_bot,
     split_at_game_over,
 )
-from tests.fake_telegram import FakeBotAPI
-from tests.harness import make_users
+from tests.fake_telegram import FakeBotAPI, FakeChat
+from tests.harness import FakeUser, make_users
 
 PLAYER_COUNTS = [5, 6, 7, 8, 9, 10]
+#: The board picture is the default; the text board is checked at the smallest and largest
+#: tables too.
+STYLED = [(n, "picture") for n in PLAYER_COUNTS] + [(5, "text"), (10, "text")]
 
 
-@pytest.mark.parametrize("players", PLAYER_COUNTS)
-async def test_random_games_keep_secrets(bot: Bot, players: int) -> None:
-    """Random (Fascist-leaning) games: all structural checks of ``check_game``."""
+async def styled_group(bot: Bot, users: list[FakeUser], style: str) -> FakeChat:
+    group = bot.h.group(creator=users[0], members=users[1:])
+    await bot.store.update_group(group.id, {"board": style})
+    return group
+
+
+@pytest.mark.parametrize(("players", "style"), STYLED)
+async def test_random_games_keep_secrets(bot: Bot, players: int, style: str) -> None:
+    """Random (Fascist-leaning) games: all structural checks of ``check_game`` (captions
+    of the board picture included)."""
     users = make_users(players)
-    group = await open_game(bot, users, seed=1000 + players)
+    group = await styled_group(bot, users, style)
+    group = await open_game(bot, users, group=group, seed=1000 + players)
     played = await play(bot, group, users, RandomPlay(players, fascist=True))
     await check_game(bot, played)
     tags = history_tags(played.game)
@@ -72,11 +84,15 @@ def transcript(fake: FakeBotAPI, played: Played) -> list[str]:
     """The group's calls up to the game-over message, with the random game id masked and
     the user ids of mentions ("tg://user?id=...") replaced by their seats."""
     before, _ = split_at_game_over(group_calls(fake, played.group.id), EN)
+    photos = iter([p for p in fake.photos if p.chat_id == played.group.id])
     out = []
     for call in before:
-        params = {
-            k: call.params.get(k) for k in ("message_id", "text", "reply_markup", "parse_mode")
-        }
+        keys = ("message_id", "text", "caption", "media", "reply_markup", "parse_mode")
+        params = {k: call.params.get(k) for k in keys}
+        if isinstance(params["media"], dict):  # the attach:// name is random: the image counts
+            params["media"] = {k: v for k, v in params["media"].items() if k != "media"}
+        if call.method.lower() in ("sendphoto", "editmessagemedia"):
+            params["image"] = hashlib.sha256(next(photos).data).hexdigest()
         text = json.dumps(params, sort_keys=True).replace(played.table.gid, "<gid>")
         for seat, user in enumerate(played.users):
             text = text.replace(f'tg://user?id={user.id}\\"', f'tg://user?id=<seat {seat}>\\"')
@@ -91,9 +107,10 @@ def private_texts(bot: Bot, played: Played) -> list[list[str]]:
     ]
 
 
-async def play_first(bot: Bot, players: int, seed: int) -> Recorded:
+async def play_first(bot: Bot, players: int, seed: int, style: str) -> Recorded:
     users = make_users(players)
-    group = await open_game(bot, users, seed=find_seed(players, start=seed))
+    group = await styled_group(bot, users, style)
+    group = await open_game(bot, users, group=group, seed=find_seed(players, start=seed))
     start = await bot.table(group)
     assert start is not None and start.game is not None
     initial = start.game.clone()
@@ -134,14 +151,14 @@ def fascists(game: Game) -> set[int]:
     return {s for s, role in enumerate(game.roles) if role == FASCIST}
 
 
-@pytest.mark.parametrize("players", PLAYER_COUNTS)
+@pytest.mark.parametrize(("players", "style"), STYLED)
 async def test_group_sees_the_same_with_other_hidden_information(
-    tmp_path: Path, players: int
+    tmp_path: Path, players: int, style: str
 ) -> None:
     stores: list[Store] = [open_store(sqlite_path=str(tmp_path / f"{i}.sqlite3")) for i in (1, 2)]
     try:
         async with running_bot(stores[0]) as bot_a:
-            first = await play_first(bot_a, players, seed=7 * players)
+            first = await play_first(bot_a, players, seed=7 * players, style=style)
             game_a = first.initial
             hitler = game_a.roles.index(HITLER)
             seed_b = find_seed(
@@ -154,7 +171,8 @@ async def test_group_sees_the_same_with_other_hidden_information(
 
             async with running_bot(stores[1]) as bot_b:
                 users_b = make_users(players)
-                group_b = await open_game(bot_b, users_b, seed=seed_b)
+                group_b = await styled_group(bot_b, users_b, style)
+                group_b = await open_game(bot_b, users_b, group=group_b, seed=seed_b)
 
                 def rig(game: Game) -> None:
                     assert game.roles.index(HITLER) == hitler
@@ -171,6 +189,8 @@ async def test_group_sees_the_same_with_other_hidden_information(
                 seen_a = transcript(bot_a.fake, first.played)
                 seen_b = transcript(bot_b.fake, second)
                 assert any("tg://user?id=<seat " in call for call in seen_a), "mentions masked"
+                photos = any(call.startswith("editMessageMedia") for call in seen_a)
+                assert photos == (style == "picture"), "the picture's images are compared"
                 assert len(seen_a) == len(seen_b)
                 for i, (a, b) in enumerate(zip(seen_a, seen_b, strict=True)):
                     assert a == b, f"group call {i} differs:\n{a}\n{b}"

@@ -37,6 +37,7 @@ from tests.botplay import (
     Played,
     RandomPlay,
     Turn,
+    board_shown,
     button_data,
     check_calls_valid,
     check_finished,
@@ -118,7 +119,7 @@ def check_last_states(bot: Bot, played: Played, t: Translator) -> None:
     game = table.game
     assert game is not None and game.is_over
     board = bot.fake.message(group.id, table.shown["board"])
-    assert board.text == r.board_text(t, table), "the board does not show the final table"
+    assert board.text == board_shown(t, table, board), "the board does not show the final table"
     last_round = bot.fake.message(group.id, table.shown[f"round:{game.round}"])
     assert last_round.text == r.round_text(t, table), "the last round message is stale"
     final_events = [r.event_line(t, kind, data, table.names()) for kind, data in table.round_log]

@@ -36,6 +36,7 @@ from telegram.error import (
 from shbot.storage import GameRecord, StoreError
 from shbot.table import Table
 
+from . import media
 from .pacer import Pacer
 from .slots import Rendered, priority, target
 
@@ -86,7 +87,7 @@ class Outbox:
         self._chats: dict[int, _Chat] = {}
         self._seq = 0
         # What each message shows now, so an edit that would change nothing costs no call.
-        self._content: dict[tuple[int, int], tuple[str, object]] = {}
+        self._content: dict[tuple[int, int], tuple[str, object, bytes | None]] = {}
         # The parsed table of each group's newest record (see _table); the data object is
         # kept with it, so its identity cannot be reused while cached.
         self._parsed: dict[int, tuple[dict[str, Any], Table]] = {}
@@ -354,7 +355,7 @@ class Outbox:
         raise _Dropped from exc
 
     async def _call(self, m: Rendered) -> int:
-        content = (m.text, m.markup.to_dict() if m.markup else None)
+        content = (m.text, m.markup.to_dict() if m.markup else None, media.digest(m.photo))
         if m.edit_id is not None and self._content.get((m.chat_id, m.edit_id)) == content:
             return m.edit_id
         mid = await self._call_api(m)
@@ -364,6 +365,8 @@ class Outbox:
         return mid
 
     async def _call_api(self, m: Rendered) -> int:
+        if m.photo is not None:  # the board picture: sendPhoto, editMessageMedia
+            return await media.deliver(self.bot, self.pacer, self._count, m)
         if m.edit_id is not None:
             self._count(m.chat_id)
             try:

@@ -12,6 +12,7 @@ from typing import Any
 
 from telegram import MaybeInaccessibleMessage, Message, User
 from telegram.constants import ChatMemberStatus
+from telegram.error import TelegramError
 
 from shbot.i18n import DEFAULT, Translator, normalize, translator
 from shbot.storage import GameExists, NoGame, Store, StoreError
@@ -230,6 +231,9 @@ class Services:
                 edit_id=message.message_id,
                 key=f"unbutton:{message.message_id}",
             )
+        elif isinstance(message, Message) and message.photo and message.reply_markup is not None:
+            with contextlib.suppress(TelegramError):  # the board picture: only its buttons go
+                await self.bot.edit_message_reply_markup(message.chat.id, message.message_id)
         if chat_id is not None and await self.store.first_seen(f"lost:{chat_id}:{gid}", LOST_TTL):
             log.warning("game %s of chat %s is not in the store any more: lost", gid, chat_id)
             t = await self.t_group(chat_id)

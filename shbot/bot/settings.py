@@ -17,7 +17,7 @@ from telegram.error import BadRequest, Forbidden
 
 from shbot.i18n import LANGUAGES
 from shbot.storage import NoGame
-from shbot.table import Refusal
+from shbot.table import Refusal, board
 from shbot.table import timers as table_timers
 
 from . import callbacks as cb
@@ -102,6 +102,9 @@ def _change(code: str) -> dict[str, Any] | None:
     for value, c in rs.STANDIN_CODES.items():
         if code == c:
             return {"standin": value}
+    for style, c in rs.BOARD_CODES.items():
+        if code == c:
+            return {"board": style}
     return None
 
 
@@ -124,6 +127,9 @@ async def on_settings_press(context: Ctx, query: CallbackQuery, arg: str) -> Non
         await s.store.update_group(chat_id, change)
     if "timers" in change:
         await _apply_timers(context, chat_id, TIMER_PRESETS[change["timers"]])
+    if "board" in change:  # a running game shows its board in the new style at once
+        with contextlib.suppress(NoGame, Refusal):
+            await s.commit.run(chat_id, lambda tb: board.set_style(tb, change["board"]))
     log.info("chat %s: settings changed by %s: %s", chat_id, user.id, sorted(change))
     group = await s.store.get_group(chat_id)
     title = await _title(context, chat_id)

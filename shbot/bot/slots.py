@@ -18,6 +18,7 @@ from shbot.engine import Phase
 from shbot.i18n import Translator
 from shbot.table import GROUP, PRIVATE_PHASES, Table, claims, prompt_seat
 
+from . import media
 from . import render as r
 from .render import claims as rc
 from .render import seats as rs
@@ -37,6 +38,7 @@ class Rendered:
     edit_id: int | None  # edit this message; None: send a new one
     keep: bool  # remember the message id for later edits
     notify: bool = False  # ring the recipient's phone (private prompts, the person to act)
+    photo: bytes | None = None  # a photo with ``text`` as its caption (the board picture)
 
 
 def family(slot: str) -> str:
@@ -80,9 +82,12 @@ class SlotRenderer:
         if fam == "prompt" and payload.get("done"):
             keep = False
         notify = fam in ("prompt", "role", "nudge") and not payload.get("done")
+        photo = media.board_photo(table) if fam == "board" else None
+        if photo is not None:
+            text = media.board_caption(t, table)
         if entry[1] == group_id:  # a practice game: the person's own chat is the table's
             text = f"{rs.private_mark(t)}\n{text}"
-        return Rendered(chat, text, kb, edit_id, keep, notify)
+        return Rendered(chat, text, kb, edit_id, keep, notify, photo)
 
     def _build(
         self,

@@ -30,6 +30,9 @@ from typing import Any
 from telegram.ext import ApplicationBuilder
 from telegram.request import BaseRequest, RequestData
 
+from . import fake_media
+from .fake_media import SentPhoto
+
 JSONDict = dict[str, Any]
 
 # Descriptions exactly as Telegram sends them (PTB strips "Bad Request: " and capitalizes).
@@ -65,8 +68,8 @@ MAX_TEXT_UTF16 = 4096
 MAX_CALLBACK_DATA_BYTES = 64
 MAX_CALLBACK_ANSWER_CHARS = 200
 
-SEND_METHODS = frozenset({"sendmessage"})
-EDIT_METHODS = frozenset({"editmessagetext", "editmessagereplymarkup"})
+SEND_METHODS = frozenset({"sendmessage", "sendphoto"})
+EDIT_METHODS = frozenset({"editmessagetext", "editmessagereplymarkup", "editmessagemedia"})
 
 # Telegram's flood limits, as ``FakeBotAPI(strict_limits=True)`` enforces them: at most 20
 # calls a minute that show in one group (messages, edits, deletions, pins) and 30 calls to
@@ -268,7 +271,9 @@ class FakeChat:
 class StoredMessage:
     """One message in a chat as Telegram holds it; ``text`` is what the sender sent (raw HTML).
 
-    ``plain_text`` is what users see. ``history`` lists earlier raw texts, oldest first.
+    ``plain_text`` is what users see. ``history`` lists earlier raw texts, oldest first. A
+    photo message keeps its caption there, its PhotoSize list in ``photo``, its image in
+    ``image`` and every image it showed in ``images`` (see :mod:`.fake_media`).
     """
 
     chat: FakeChat
@@ -286,6 +291,9 @@ class StoredMessage:
     edit_date: int | None = None
     pinned: bool = False
     history: list[str] = field(default_factory=list)
+    photo: list[JSONDict] | None = None
+    image: bytes | None = None
+    images: list[bytes] = field(default_factory=list)
 
     @property
     def chat_id(self) -> int:
@@ -323,8 +331,11 @@ class StoredMessage:
             "from": self.sender,
             "chat": self.chat.to_dict(),
             "date": self.date,
-            "text": self.plain_text,
         }
+        if self.photo is not None:
+            data.update(fake_media.photo_dict(self))
+        else:
+            data["text"] = self.plain_text
         if self.entities:
             data["entities"] = self.entities
         if self.reply_markup:
@@ -410,6 +421,9 @@ class FakeBotAPI(BaseRequest):
         self.callback_queries: dict[str, int] = {}  # query id -> user id, until answered
         self.commands: dict[tuple[str, str], list[JSONDict]] = {}
         self.descriptions: dict[tuple[str, str], str] = {}
+        self.photos: list[SentPhoto] = []  # every image Telegram accepted, in order
+        self.file_ids: dict[str, bytes] = {}  # file_id -> image, for sending one again
+        self.uploads: dict[str, bytes] = {}  # the files of the call being answered
         self._failures: list[_Failure] = []
         # Called with (method, params) before each call is answered: a test makes the world
         # change at an exact moment (a store that dies while a message is on its way).
@@ -422,6 +436,8 @@ class FakeBotAPI(BaseRequest):
         self._handlers: dict[str, Callable[[JSONDict], Any]] = {
             "getme": self._get_me,
             "sendmessage": self._send_message,
+            "sendphoto": lambda p: fake_media.send_photo(self, p),
+            "editmessagemedia": lambda p: fake_media.edit_message_media(self, p),
             "editmessagetext": self._edit_message_text,
             "editmessagereplymarkup": self._edit_message_reply_markup,
             "deletemessage": self._delete_message,
@@ -490,7 +506,7 @@ class FakeBotAPI(BaseRequest):
         """Answer one Bot API call as Telegram would: ``(http_status, json_bytes)``."""
         api_method = url.rsplit("/", 1)[-1]
         params = dict(request_data.parameters) if request_data is not None else {}
-        for key in ("reply_markup", "commands", "scope"):
+        for key in ("reply_markup", "commands", "scope", "media"):
             if isinstance(encoded := params.get(key), str):  # a caller passed encoded JSON
                 params[key] = json.loads(encoded)
         chat_id = _normalize_chat_id(params.get("chat_id"))
@@ -506,6 +522,7 @@ class FakeBotAPI(BaseRequest):
             self._flood_check(api_method, chat_id, now)
             if handler is None:
                 raise _bad(f"Bad Request: method {api_method} is not implemented by FakeBotAPI")
+            self.uploads = fake_media.uploads(request_data)
             result = handler(params)
         except ApiError as exc:
             status, description, parameters = exc.status, exc.description, exc.parameters
@@ -1012,6 +1029,8 @@ class FakeBotAPI(BaseRequest):
 
     def _edit_message_text(self, params: JSONDict) -> JSONDict:
         message = self._editable(params)
+        if message.photo is not None:
+            raise _bad(fake_media.NO_TEXT)
         text, plain, parse_mode, markup = self._render(params)
         if (text, parse_mode, markup) == (message.text, message.parse_mode, message.reply_markup):
             raise _bad(NOT_MODIFIED)

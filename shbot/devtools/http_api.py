@@ -4,7 +4,8 @@ A bot run with ``SHBOT_API_URL=http://127.0.0.1:<port>`` calls
 ``/bot<token>/<method>`` here exactly as it would call Telegram; every call lands in the one
 fake, so a benchmark sees what several bot processes sent to the same chats. PTB posts
 form fields with non-string values JSON-encoded; they are decoded back before the fake
-answers, so the fake gets the same parameters as through its in-process request hook.
+answers, so the fake gets the same parameters as through its in-process request hook; a
+multipart upload (``sendPhoto``) hands its files over as PTB's ``multipart_data`` would.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from .fake_telegram import FakeBotAPI
 STRING_PARAMS = frozenset(
     {
         "text",
+        "caption",
         "callback_query_id",
         "url",
         "description",
@@ -61,12 +63,21 @@ class _Handler(RequestHandler):
             self.write({"ok": False, "error_code": 401, "description": "Unauthorized"})
             return
         content_type = self.request.headers.get("Content-Type", "")
-        body = self.request.body.decode("utf-8")
-        if content_type.startswith("application/json"):
-            params = json.loads(body or "{}")
+        files: dict[str, tuple[str, bytes, str]] = {}
+        if content_type.startswith("multipart/form-data"):  # an upload (sendPhoto, ...)
+            fields = {k: v[0].decode("utf-8") for k, v in self.request.body_arguments.items()}
+            params = decode_params(fields)
+            for name, parts in self.request.files.items():
+                part = parts[0]
+                files[name] = (part.filename, part.body, part.content_type)
+        elif content_type.startswith("application/json"):
+            params = json.loads(self.request.body.decode("utf-8") or "{}")
         else:
+            body = self.request.body.decode("utf-8")
             params = decode_params(dict(parse_qsl(body, keep_blank_values=True)))
-        request = SimpleNamespace(parameters=params)
+        request = SimpleNamespace(
+            parameters=params, contains_files=bool(files), multipart_data=files
+        )
         status, payload = await self.fake.do_request(f"/bot{token}/{method}", "POST", request)  # type: ignore[arg-type]
         self.set_status(status)
         self.set_header("Content-Type", "application/json")

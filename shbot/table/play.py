@@ -28,7 +28,7 @@ from shbot.engine import (
 from shbot.engine.actions import Action
 from shbot.table.model import Table
 
-from . import claims
+from . import board, claims
 from .outcome import Outcome, Refusal
 
 PRIVATE_PHASES = (
@@ -102,15 +102,11 @@ def advance(table: Table, action: Action | None, events: list[Event] | None = No
     return outcome
 
 
-#: What the board message shows: the policies (and with them the veto), the election tracker
+#: What the text board shows: the policies (and with them the veto), the election tracker
 #: and each seat's fate. Who governs, term limits, the piles and the deadline change at every
-#: step; the round message shows them, so the board is edited only when these change.
-BOARD = ("liberal", "fascist", "tracker", "alive", "confirmed")
-
-
-def _board_view(game: Game) -> dict[str, Any]:
-    view = game.public_view()
-    return {key: view[key] for key in BOARD}
+#: step; the round message shows them, so the text board is edited only when these change
+#: (the picture draws some of them too: see table/board.py).
+BOARD = board.TEXT_FACTS
 
 
 def narrate(before: Table, table: Table, outcome: Outcome, timeout: str | None = None) -> None:
@@ -136,7 +132,7 @@ def narrate(before: Table, table: Table, outcome: Outcome, timeout: str | None =
     if closed_log is not None:
         table.owe(f"round:{bgame.round}", payload={"log": closed_log, "closed": True})
     table.owe(f"round:{game.round}")
-    if _board_view(game) != _board_view(bgame) or game.is_over:
+    if board.shown(table, game) != board.shown(table, bgame) or game.is_over:
         table.owe("board")  # at the end too: the final board has no "My role" button
     if game.is_over:
         table.ending = "finished"

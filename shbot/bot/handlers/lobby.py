@@ -10,7 +10,7 @@ from telegram import User as TgUser
 
 from shbot.i18n import Translator, normalize
 from shbot.storage import GameExists, NoGame
-from shbot.table import PRIVATE_PHASES, Refusal, Table, lobby, prompt_seat
+from shbot.table import PRIVATE_PHASES, Refusal, Table, board, lobby, prompt_seat
 from shbot.table.outcome import Outcome
 
 from .. import callbacks as cb
@@ -302,6 +302,7 @@ async def start_game(
         "shuffle_seats": bool(group.get("shuffle_seats")),
         "rebalanced": bool(group.get("rebalanced")),
         "timer": preset_seconds(group.get("timers"), s.config.timers),
+        "board": board.chosen(group.get("board")),
     }
     seed = s.new_seed()
     try:

@@ -7,6 +7,7 @@ from typing import Any
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from shbot.i18n import LANGUAGE_NAMES, LANGUAGES, Translator, esc
+from shbot.table import board
 
 from .. import callbacks as cb
 from ..config import TIMER_PRESETS
@@ -20,6 +21,7 @@ VOTE_CODES = {"nein": "vn", "ignore": "vi"}
 SEAT_CODES = {False: "sj", True: "ss"}
 REBALANCED_CODES = {False: "r0", True: "r1"}
 STANDIN_CODES = {"on": "b1", "off": "b0"}  # a computer takes an absent seat (render/seats.py)
+BOARD_CODES = {board.PICTURE: "bp", board.TEXT: "bt"}
 
 
 def chat_arg(chat_id: int) -> str:
@@ -49,6 +51,10 @@ def vote_rule_label(t: Translator, rule: str) -> str:
     return t._("a missing vote counts as Nein!")
 
 
+def board_label(t: Translator, style: str) -> str:
+    return t._("a picture") if style == board.PICTURE else t._("text")
+
+
 def settings_text(t: Translator, title: str, group: dict[str, Any], default_timer: str) -> str:
     timer = str(group.get("timers") or default_timer)
     lang = str(group.get("lang") or "en")
@@ -67,10 +73,11 @@ def settings_text(t: Translator, title: str, group: dict[str, Any], default_time
             state=t._("on") if group.get("rebalanced") else t._("off"),
         ),
         seats.standin_line(t, group),
+        t._("🖼 Board: {style}", style=board_label(t, board.chosen(group.get("board")))),
         "",
         t._(
-            "<i>Language and timers apply at once; seats and the variant from the next game. "
-            "Only group admins can change these settings.</i>"
+            "<i>Language, timers and the board apply at once; seats and the variant from the "
+            "next game. Only group admins can change these settings.</i>"
         ),
     ]
     return "\n".join(lines)
@@ -86,6 +93,7 @@ def settings_keyboard(
     arg = chat_arg(chat_id)
     timer = str(group.get("timers") or default_timer)
     lang = str(group.get("lang") or "en")
+    style = board.chosen(group.get("board"))
 
     def button(label: str, code: str, chosen: bool) -> InlineKeyboardButton:
         text = f"✅ {label}" if chosen else label
@@ -110,6 +118,8 @@ def settings_keyboard(
         [
             button(t._("🤖 Stand-in: off"), STANDIN_CODES["off"], not seats.standin_on(group)),
             button(t._("🤖 Stand-in: on"), STANDIN_CODES["on"], seats.standin_on(group)),
+            button(t._("Board: picture"), BOARD_CODES[board.PICTURE], style == board.PICTURE),
+            button(t._("Board: text"), BOARD_CODES[board.TEXT], style == board.TEXT),
         ],
     ]
     return InlineKeyboardMarkup(rows)

@@ -1,0 +1,148 @@
+"""The board as a photo: its image and caption, and the Bot API calls that send and edit it.
+
+With the picture style (table/board.py) the board slot is a photo whose caption is the
+localized text board (what screen readers read); the outbox delivers it like any kept slot
+(one latest-state slot, the same pacing and coalescing), calling :func:`deliver` instead of
+sending text. A photo is kept current with ``editMessageMedia`` (image and caption in one
+call); an edit Telegram refuses because the message is gone or holds no photo sends the
+board anew, as the text path does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import re
+from collections.abc import Callable
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from telegram import InputFile, InputMediaPhoto
+from telegram.constants import ParseMode
+from telegram.error import BadRequest, RetryAfter
+
+from shbot.i18n import Translator
+from shbot.table import Table
+from shbot.table import board as table_board
+
+from . import render as r
+from .render import picture
+
+if TYPE_CHECKING:
+    from .pacer import Pacer
+    from .slots import Rendered
+
+MAX_CAPTION = 1024  # Telegram's limit, in UTF-16 code units of the visible text
+NAME_CUTS = (24, 12, 6, 2)  # shorter names, in turn, while a caption is too long
+_TAG = re.compile(r"<[^>]*>")
+#: Refusals after which the board is sent anew: the message is gone, or it holds no photo.
+_SEND_ANEW = ("not found", "can't be edited", "no media")
+
+
+def board_photo(table: Table) -> bytes | None:
+    """The board's PNG for a table with the picture style (None: the text board)."""
+    if table.game is None or table_board.style(table) != table_board.PICTURE:
+        return None
+    return picture.render(picture.facts(table.game.public_view()))
+
+
+def board_caption(t: Translator, table: Table) -> str:
+    """The text board and what else the picture draws (who governs, term limits, the
+    piles), within Telegram's 1,024 characters: long names are shortened if need be."""
+    for cut in (None, *NAME_CUTS):
+        text = _caption(t, table if cut is None else _short_names(table, cut))
+        if visible_length(text) <= MAX_CAPTION:
+            return text
+    return r.board_text(t, table).split("\n", 1)[0]  # the header alone: never over
+
+
+def _caption(t: Translator, table: Table) -> str:
+    game = table.game
+    assert game is not None
+    view = table_board.picture_view(game.public_view())
+    names = table.names()
+    lines = [r.board_text(t, table)]
+    president, chancellor = view["president"], view["chancellor"]
+    if president >= 0 and chancellor >= 0:
+        both = {"president": r.name(names, president), "chancellor": r.name(names, chancellor)}
+        if view["in_office"]:
+            lines.append(t._("⭐ President {president} · 🔷 Chancellor {chancellor}", **both))
+        else:
+            lines.append(
+                t._("☆ Nominated: President {president} · Chancellor {chancellor}", **both)
+            )
+    elif president >= 0:
+        lines.append(
+            t._("☆ Presidential candidate: {president}", president=r.name(names, president))
+        )
+    if view["term_limited"]:
+        limited = t._(", ").join(r.light_name(names, s) for s in view["term_limited"])
+        lines.append(t._("⛔ Term-limited: {names}", names=limited))
+    lines.append(
+        t._(
+            "Draw pile: {draw} · Discard pile: {discard}",
+            draw=view["draw"],
+            discard=view["discard"],
+        )
+    )
+    return "\n".join(lines)
+
+
+def _short_names(table: Table, cut: int) -> Table:
+    short = replace(table, players=[replace(p, name=_cut(p.name, cut)) for p in table.players])
+    short.game = table.game
+    return short
+
+
+def _cut(name: str, cut: int) -> str:
+    return name if len(name) <= cut else name[: cut - 1] + "…"
+
+
+def visible_length(text: str) -> int:
+    """What Telegram counts of an HTML text: tags dropped, entities decoded, UTF-16."""
+    plain = html.unescape(_TAG.sub("", text))
+    return len(plain.encode("utf-16-le")) // 2
+
+
+def digest(photo: bytes | None) -> bytes | None:
+    """A short fingerprint of an image, so an edit that changes nothing costs no call."""
+    return None if photo is None else hashlib.blake2b(photo, digest_size=12).digest()
+
+
+async def deliver(bot: Any, pacer: Pacer, count: Callable[[int], None], m: Rendered) -> int:
+    """Send the board photo, or edit the kept one in place (image and caption)."""
+    assert m.photo is not None
+    if m.edit_id is not None:
+        count(m.chat_id)
+        media = InputMediaPhoto(
+            _file(m.photo, attach=True), caption=m.text, parse_mode=ParseMode.HTML
+        )
+        try:
+            await bot.edit_message_media(
+                media=media, chat_id=m.chat_id, message_id=m.edit_id, reply_markup=m.markup
+            )
+            return m.edit_id
+        except BadRequest as exc:
+            text = str(exc).lower()
+            if "not modified" in text:
+                return m.edit_id
+            if "chat not found" in text or not any(s in text for s in _SEND_ANEW):
+                raise
+            if pacer.ready_at(m.chat_id) > pacer.clock():
+                raise RetryAfter(0) from exc  # send anew when the window allows
+    count(m.chat_id)
+    message = await bot.send_photo(
+        chat_id=m.chat_id,
+        photo=_file(m.photo),
+        caption=m.text,
+        parse_mode=ParseMode.HTML,
+        reply_markup=m.markup,
+        disable_notification=not m.notify,
+    )
+    return int(message.message_id)
+
+
+def _file(photo: bytes, *, attach: bool = False) -> InputFile:
+    """The upload; inside an InputMedia it must be named by an ``attach://`` URI (a bare
+    part named "media" is not found by Telegram)."""
+    return InputFile(photo, filename="board.png", attach=attach)
