@@ -102,7 +102,7 @@ class Claimer:
                 query = await self.bot.h.press(user, message, data=data)
                 await self.bot.settle()
                 answer = self.bot.h.answer(query)
-                assert not answer.show_alert, answer.text
+                assert not is_refusal(answer), answer.text
                 assert answer.text == self.t._("Your claim is shown in the group.")
                 if self.after is not None:
                     await self.after(sight)

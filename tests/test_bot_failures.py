@@ -664,3 +664,39 @@ async def test_a_join_delivered_twice_raises_nothing(store: Store) -> None:
     async with running_bot(store) as bot:
         await newgame_and_join_twice(bot, make_users(5))
         bot.h.assert_no_errors()
+
+
+async def test_a_lost_game_with_timers_is_announced_at_its_deadline_without_a_press(
+    restartable_redis: RedisServer,
+    outage_store: RedisStore,  # noqa: F811
+) -> None:
+    """Redis restarts empty and nobody presses: the next deadline finds no game, the group
+    is told once, and the round message and the board lose their buttons (issue 13)."""
+    async with running_bot(outage_store, timers="short") as bot:
+        users = make_users(5)
+        group = await open_game(bot, users, seed=find_seed(5, start=3))
+        await bot.settle()
+        table = await bot.table(group)
+        assert table is not None and table.game is not None
+        kept = {s: table.shown[s] for s in ("board", f"round:{table.game.round}")}
+        assert all(bot.fake.message(group.id, mid).buttons() for mid in kept.values())
+        kill_redis(restartable_redis, keep=False)
+        start_redis(restartable_redis)  # empty: the game is gone
+        assert bot.app.job_queue is not None
+        for _ in range(2):  # the deadline, then (a late duplicate) once more
+            jobs = [
+                j
+                for j in bot.app.job_queue.jobs()
+                if j.name and j.name.startswith(f"deadline:{group.id}")
+            ]
+            assert jobs, "no deadline armed"
+            await jobs[0].run(bot.app)
+            await bot.settle()
+        texts = group_texts(bot, group.id)
+        assert texts.count(LOST) == 1, f"told {texts.count(LOST)} times"
+        for slot, mid in kept.items():
+            assert bot.fake.message(group.id, mid).buttons() == [], (
+                f"{slot} kept its buttons",
+                [(c.method, c.status, c.description) for c in bot.fake.calls[-6:]],
+            )
+        bot.h.assert_no_errors()

@@ -451,3 +451,24 @@ async def test_join_where_no_game_is_open_binds_nobody(bot: Bot) -> None:
     group = await new_lobby(bot, host, [user])
     query = await press_lobby(bot, user, group, cb.JOIN)
     assert h.answer(query).text == "You joined the game."
+
+
+async def test_a_binding_left_by_a_crash_before_the_join_holds_nobody(bot: Bot) -> None:
+    """A crash between binding a player to a group and the join's commit left them bound to
+    a lobby that does not seat them (issue 13): joining elsewhere releases that binding."""
+    h = bot.h
+    user = make_user("Stranded")
+    await h.command(user, user, "/start")
+    group_a = await new_lobby(bot, make_user("HostA"), [])
+    assert await bot.store.claim_player(user.id, group_a.id) is None  # the crash's leftover
+    group_b = await new_lobby(bot, make_user("HostB"), [])
+    query = await press_lobby(bot, user, group_b, cb.JOIN)
+    assert h.answer(query).text == "You joined the game."
+    assert await bot.store.player_chat(user.id) == group_b.id
+    table_b = await bot.table(group_b)
+    assert table_b is not None and table_b.player(user.id) is not None
+    # A player really seated in a lobby stays bound to it.
+    group_c = await new_lobby(bot, make_user("HostC"), [])
+    query = await press_lobby(bot, user, group_c, cb.JOIN)
+    assert h.answer(query).text == "You are already playing in another group."
+    h.assert_no_errors()

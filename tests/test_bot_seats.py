@@ -24,7 +24,7 @@ from tests.botplay import (
 )
 from tests.botrestart import StoreFactory, reopen, restartable_bot
 from tests.fake_telegram import FakeChat, StoredMessage
-from tests.harness import FakeUser, make_users
+from tests.harness import FakeUser, make_users, refused
 from tests.seatplay import play_with_computers, robot_jobs, slow_computers
 from tests.test_bot_settings import open_menu, settings_button
 from tests.test_bot_timers import fire
@@ -110,7 +110,7 @@ async def test_addbot_limits_and_refusals(store: Store) -> None:
         query = await bot.h.press(people[1], lobby, data=button_data(lobby, cb.REMOVE_BOT))
         await bot.settle()
         answer = bot.h.answer(query)
-        assert answer.show_alert and "Only the host" in str(answer.text)
+        assert refused(answer) and "Only the host" in str(answer.text)
         query = await bot.h.press(people[0], lobby, data=button_data(lobby, cb.REMOVE_BOT))
         await bot.settle()
         assert bot.h.answer(query).text == EN._("A computer player left.")

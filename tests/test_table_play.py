@@ -195,7 +195,9 @@ def test_an_enactment_owes_the_board_and_closes_the_round() -> None:
     press(table, 0, Discard(0, "L"))
     log = list(table.round_log)
     out, owed = owed_after(table, (1, Enact(1, "F")))
-    assert owed == {"prompt:4", "board", "round:1", "round:2"} and table.step == 5
+    # ... and, the session over, each of its two members may claim what they saw.
+    assert owed == {"prompt:4", "board", "round:1", "round:2", "claim:1:drawn", "claim:1:received"}
+    assert table.step == 5
     assert Kind.POLICY_ENACTED in kinds(out) and table.owed["board"][1:] == [GROUP, None]
     closed = table.owed["round:1"][2]
     assert closed["closed"] is True and closed["log"][: len(log)] == log

@@ -19,7 +19,7 @@ from .table_helpers import game_of, refused, snapshot, started, uid
 
 GAMES = 60
 GROUP_SLOTS = {"lobby", "board", "round", "over", "timeout", "remind"}
-PRIVATE_SLOTS = {"role", "prompt", "peek", "nudge"}
+PRIVATE_SLOTS = {"role", "prompt", "peek", "nudge", "claim"}
 SECRET_KEYS = {"role", "roles", "hand", "policies", "party", "fascists", "hitler"}
 SECRET_KINDS = {k.value for k in PRIVATE_KINDS}
 

@@ -47,8 +47,11 @@ class Commit:
         if record is None:
             record = await self.store.get_game(chat_id)
             if record is None:
-                self.outbox.records.pop(chat_id, None)
-                raise NoGame(f"no active game in chat {chat_id}")
+                missing = NoGame(f"no active game in chat {chat_id}")
+                # What this process last knew of it: if the store lost the game, its
+                # messages can still lose their buttons (Services.lost_game).
+                missing.last_known = self.outbox.records.pop(chat_id, None)  # type: ignore[attr-defined]
+                raise missing
         return record
 
     async def run(self, chat_id: int, change: Change, *, update_key: str | None = None) -> Outcome:
@@ -72,6 +75,9 @@ class Commit:
                     continue
                 try:
                     saved = await self._save(record, table)
+                except NoGame as missing:  # judged on a cached copy of a game the store lost
+                    missing.last_known = self.outbox.records.pop(chat_id, record)  # type: ignore[attr-defined]
+                    raise
                 except VersionConflict:
                     fresh = True
                     continue

@@ -85,7 +85,10 @@ async def on_deadline(context: ContextTypes.DEFAULT_TYPE) -> None:
                 standin,
             ),
         )
-    except (NoGame, Refusal):
+    except NoGame as missing:  # the store lost it (an ended game leaves no deadline armed)
+        await s.lost_game(chat_id, str(d["gid"]), None, getattr(missing, "last_known", None))
+        return
+    except Refusal:
         return
     except StoreUnavailable:
         log.warning("deadline in chat %s delayed: storage unavailable", chat_id)

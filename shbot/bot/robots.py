@@ -127,7 +127,10 @@ async def on_turn(context: ContextTypes.DEFAULT_TYPE) -> None:
 
     try:
         await svc.commit.run(chat_id, move)
-    except (NoGame, Refusal):
+    except NoGame as missing:  # the store lost it (an ended game leaves no move armed)
+        await svc.lost_game(chat_id, gid, None, getattr(missing, "last_known", None))
+        return
+    except Refusal:
         return
     except (StoreUnavailable, VersionConflict):
         log.warning("computer move in chat %s delayed: storage busy or unavailable", chat_id)

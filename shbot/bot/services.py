@@ -15,7 +15,7 @@ from telegram.constants import ChatMemberStatus
 from telegram.error import TelegramError
 
 from shbot.i18n import DEFAULT, Translator, normalize, translator
-from shbot.storage import GameExists, NoGame, Store, StoreError
+from shbot.storage import GameExists, GameRecord, NoGame, Store, StoreError
 from shbot.table import Outcome, Refusal, Table, lobby
 
 from . import logs
@@ -204,7 +204,11 @@ class Services:
         self.forget_group_lang(new_id)
 
     async def lost_game(
-        self, chat_id: int | None, gid: str, message: MaybeInaccessibleMessage | None
+        self,
+        chat_id: int | None,
+        gid: str,
+        message: MaybeInaccessibleMessage | None,
+        last_known: GameRecord | None = None,
     ) -> None:
         """A press on game ``gid``, which the store does not have. If it did not end (it is
         not in the group's archive), the store lost it (Redis restarted empty): the group is
@@ -236,9 +240,28 @@ class Services:
                 await self.bot.edit_message_reply_markup(message.chat.id, message.message_id)
         if chat_id is not None and await self.store.first_seen(f"lost:{chat_id}:{gid}", LOST_TTL):
             log.warning("game %s of chat %s is not in the store any more: lost", gid, chat_id)
+            await self._unbutton(chat_id, gid, last_known, message)
             t = await self.t_group(chat_id)
             text = t._(
                 "⚠️ This game was lost: my storage was reset and its state is gone. Sorry! "
                 "/newgame opens a new one."
             )
             self.outbox.post(chat_id, text, key=f"lost:{gid}")
+
+    async def _unbutton(
+        self,
+        chat_id: int,
+        gid: str,
+        last_known: GameRecord | None,
+        pressed: MaybeInaccessibleMessage | None,
+    ) -> None:
+        """A lost game's group messages this process knew lose their buttons (live buttons
+        on a game that is gone would only earn "over" answers)."""
+        if last_known is None or last_known.data.get("gid") != gid:
+            return
+        table = Table.from_dict(last_known.data)
+        skip = pressed.message_id if pressed is not None else None
+        for slot, mid in table.shown.items():
+            if slot.split(":")[0] in ("lobby", "board", "round") and mid != skip:
+                with contextlib.suppress(TelegramError):
+                    await self.bot.edit_message_reply_markup(chat_id, mid)

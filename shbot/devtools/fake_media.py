@@ -16,6 +16,8 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .fake_errors import NOT_MODIFIED, _bad
+
 if TYPE_CHECKING:
     from .fake_telegram import FakeBotAPI, StoredMessage
 
@@ -57,14 +59,12 @@ def uploads(request_data: Any) -> dict[str, bytes]:
     return out
 
 
-def send_photo(fake: FakeBotAPI, params: JSONDict) -> JSONDict:
-    from .fake_telegram import StoredMessage
-
+def send_photo(fake: FakeBotAPI, params: JSONDict, stored: type[StoredMessage]) -> JSONDict:
     chat = fake._writable_chat(params)
     data = _photo_bytes(fake, params.get("photo"), "photo")
-    caption, plain, parse_mode = _caption(params)
+    caption, plain, parse_mode = fake._caption(params)
     markup = fake._markup(params)
-    message = StoredMessage(
+    message = stored(
         chat=chat,
         message_id=fake._next_message_id(chat.id),
         text=caption,
@@ -88,7 +88,7 @@ def edit_message_media(fake: FakeBotAPI, params: JSONDict) -> JSONDict:
     if message.photo is None:
         raise _bad(NO_MEDIA)
     data = _photo_bytes(fake, media.get("media"), None)
-    caption, plain, parse_mode = _caption(media)
+    caption, plain, parse_mode = fake._caption(media)
     markup = fake._markup(params)
     if (data, caption, parse_mode, markup) == (
         message.image,
@@ -96,8 +96,6 @@ def edit_message_media(fake: FakeBotAPI, params: JSONDict) -> JSONDict:
         message.parse_mode,
         message.reply_markup,
     ):
-        from .fake_telegram import NOT_MODIFIED
-
         raise _bad(NOT_MODIFIED)
     message.history.append(message.text)
     message.text, message.plain_text, message.parse_mode = caption, plain, parse_mode
@@ -115,30 +113,6 @@ def photo_dict(message: StoredMessage) -> JSONDict:
 
 
 # ------------------------------------------------------------------------------ helpers
-
-
-def _bad(description: str) -> Exception:
-    from .fake_telegram import _bad as bad
-
-    return bad(description)
-
-
-def _caption(params: JSONDict) -> tuple[str, str, str | None]:
-    from .fake_telegram import PARSE_ERROR, HtmlError, html_to_plain, utf16_len
-
-    caption = params.get("caption") or ""
-    if not isinstance(caption, str):
-        caption = str(caption)
-    parse_mode = params.get("parse_mode")
-    plain = caption
-    if isinstance(parse_mode, str) and parse_mode.lower() == "html":
-        try:
-            plain = html_to_plain(caption)
-        except HtmlError as exc:
-            raise _bad(PARSE_ERROR + str(exc)) from None
-    if utf16_len(plain) > MAX_CAPTION_UTF16:
-        raise _bad(CAPTION_TOO_LONG)
-    return caption, plain, parse_mode if caption else None
 
 
 def _photo_bytes(fake: FakeBotAPI, value: object, part: str | None) -> bytes:

@@ -31,6 +31,7 @@ from telegram.ext import ApplicationBuilder
 from telegram.request import BaseRequest, RequestData
 
 from . import fake_media
+from .fake_errors import NOT_MODIFIED, ApiError, _bad
 from .fake_media import SentPhoto
 
 JSONDict = dict[str, Any]
@@ -46,10 +47,6 @@ NOT_MEMBER_GROUP = "Forbidden: bot is not a member of the group chat"
 MIGRATED = "Bad Request: group chat was upgraded to a supergroup chat"
 CHAT_NOT_FOUND = "Bad Request: chat not found"
 USER_NOT_FOUND = "Bad Request: user not found"
-NOT_MODIFIED = (
-    "Bad Request: message is not modified: specified new message content and reply markup "
-    "are exactly the same as a current content and reply markup of the message"
-)
 EDIT_NOT_FOUND = "Bad Request: message to edit not found"
 CANT_EDIT = "Bad Request: message can't be edited"
 DELETE_NOT_FOUND = "Bad Request: message to delete not found"
@@ -90,20 +87,6 @@ GROUP_LIMITED_METHODS = frozenset(
     }
 )
 TOO_MANY_REQUESTS = "Too Many Requests: retry after {}"
-
-
-class ApiError(Exception):
-    """A Bot API error answer; raised inside a method handler, turned into an HTTP reply."""
-
-    def __init__(self, status: int, description: str, parameters: JSONDict | None = None):
-        super().__init__(description)
-        self.status = status
-        self.description = description
-        self.parameters = parameters
-
-
-def _bad(description: str) -> ApiError:
-    return ApiError(400, description)
 
 
 class Crashed(BaseException):
@@ -436,7 +419,7 @@ class FakeBotAPI(BaseRequest):
         self._handlers: dict[str, Callable[[JSONDict], Any]] = {
             "getme": self._get_me,
             "sendmessage": self._send_message,
-            "sendphoto": lambda p: fake_media.send_photo(self, p),
+            "sendphoto": lambda p: fake_media.send_photo(self, p, StoredMessage),
             "editmessagemedia": lambda p: fake_media.edit_message_media(self, p),
             "editmessagetext": self._edit_message_text,
             "editmessagereplymarkup": self._edit_message_reply_markup,
@@ -1076,6 +1059,22 @@ class FakeBotAPI(BaseRequest):
             if message.from_bot or chat.type == "private" or chat.bot_status == "administrator":
                 message.deleted = True
         return True
+
+    def _caption(self, params: JSONDict) -> tuple[str, str, str | None]:
+        """A photo's caption: (as sent, as shown, parse mode), refused as Telegram does."""
+        caption = params.get("caption") or ""
+        if not isinstance(caption, str):
+            caption = str(caption)
+        parse_mode = params.get("parse_mode")
+        plain = caption
+        if isinstance(parse_mode, str) and parse_mode.lower() == "html":
+            try:
+                plain = html_to_plain(caption)
+            except HtmlError as exc:
+                raise _bad(PARSE_ERROR + str(exc)) from None
+        if utf16_len(plain) > fake_media.MAX_CAPTION_UTF16:
+            raise _bad(fake_media.CAPTION_TOO_LONG)
+        return caption, plain, parse_mode if caption else None
 
     def _answer_callback_query(self, params: JSONDict) -> bool:
         query_id = str(params.get("callback_query_id", ""))

@@ -170,6 +170,20 @@ async def cmd_newgame(update: Update, context: Ctx) -> None:
         )
 
 
+async def bound_elsewhere(context: Ctx, user_id: int, chat_id: int) -> bool:
+    """The user plays in another group. A binding whose game does not seat them (a crash
+    between the binding and the join's commit) is released here instead of holding them."""
+    s = svc(context)
+    busy = await s.store.player_chat(user_id)
+    if busy is None or busy == chat_id:
+        return False
+    table = await current_table(context, busy)
+    if table is not None and table.player(user_id) is not None:
+        return True
+    await s.store.release_players(busy, [user_id])
+    return False
+
+
 async def join_lobby(
     context: Ctx,
     chat_id: int,
@@ -185,8 +199,7 @@ async def join_lobby(
     if not is_person(user, message if query is None else None):
         await refuse(context, query, message, t, Refusal("not_person"))
         return
-    busy = await s.store.player_chat(user.id)
-    if busy is not None and busy != chat_id:
+    if await bound_elsewhere(context, user.id, chat_id):
         await answer(context, query, message, t._("You are already playing in another group."))
         return
     settings = await s.store.get_user(user.id)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from telegram import CallbackQuery, Update
 
 from shbot.engine import (
@@ -92,8 +94,10 @@ async def on_game_press(update: Update, context: Ctx) -> None:
     # lets one delivery answer it (Telegram refuses a second answer to one query).
     try:
         outcome = await s.commit.run(chat_id, change, update_key=f"cq:{query.id}")
-    except NoGame:
-        await game_gone(context, query, chat_id, press.game_id)
+    except NoGame as missing:
+        await game_gone(
+            context, query, chat_id, press.game_id, getattr(missing, "last_known", None)
+        )
         return
     except Refusal as refusal:
         if refusal.code == "duplicate" or not await s.store.first_seen(f"cq:{query.id}"):
@@ -105,12 +109,14 @@ async def on_game_press(update: Update, context: Ctx) -> None:
     await query.answer(text[:200] if text else None)
 
 
-async def game_gone(context: Ctx, query: CallbackQuery, chat_id: int | None, gid: str) -> None:
+async def game_gone(
+    context: Ctx, query: CallbackQuery, chat_id: int | None, gid: str, last: Any = None
+) -> None:
     """A press on a game the store does not have: over, or lost (see Services.lost_game)."""
     s = svc(context)
     t = await s.t_user(query.from_user)
     await query.answer(t._("This button belongs to a game that is over."))
-    await s.lost_game(chat_id, gid, query.message)
+    await s.lost_game(chat_id, gid, query.message, last)
 
 
 async def on_my_role(update: Update, context: Ctx) -> None:
