@@ -94,6 +94,8 @@ class Table:
     seen: list[str] = field(default_factory=list)  # recent callback query ids
     ending: str | None = None  # "finished" or "cancelled": archived once nothing is owed
     missed: dict[str, int] = field(default_factory=dict)  # user id -> deadlines missed in a row
+    log: list[list[Any]] = field(default_factory=list)  # every event, compact (table.knowledge)
+    invited: list[Player] = field(default_factory=list)  # a rematch lobby's former players
 
     # -------------------------------------------------------------- delivery
 
@@ -215,6 +217,8 @@ class Table:
             "seen": self.seen,
             "ending": self.ending,
             "missed": self.missed,
+            "log": self.log,
+            "invited": [p.to_dict() for p in self.invited],
         }
 
     @classmethod
@@ -237,6 +241,8 @@ class Table:
             seen=[str(x) for x in d.get("seen", [])],
             ending=d.get("ending"),
             missed={str(k): int(v) for k, v in d.get("missed", {}).items()},
+            log=list(d.get("log", [])),
+            invited=[Player.from_dict(p) for p in d.get("invited", [])],
         )
 
 
