@@ -34,6 +34,7 @@ from . import jobs, logs, settings
 from .config import Config
 from .handlers import admin as h_admin
 from .handlers import common as h_common
+from .handlers import mylog as h_mylog
 from .outbox import Outbox
 from .pacer import Pacer
 from .services import Services
@@ -80,6 +81,7 @@ def private_commands(t: Translator) -> list[BotCommand]:
         BotCommand("rules", t._("The rules")),
         BotCommand("lang", t._("Change the language")),
         BotCommand("stats", t._("Your statistics")),
+        BotCommand("mylog", t._("What I know of my game")),
         BotCommand("help", t._("Help")),
     ]
 
@@ -180,6 +182,8 @@ def build_application(
     services = Services(config=config, store=store, outbox=outbox, bot=app.bot)
 
     async def after(chat_id: int, outcome: Outcome) -> None:
+        if outcome.started:
+            await h_mylog.remember_game(store, chat_id, outcome.table)
         if outcome.release:
             await store.release_players(chat_id, outcome.release)
         jobs.arm(app, chat_id, outcome.table)
@@ -219,6 +223,7 @@ def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         "settings": settings.cmd_settings,
         "stats": h_common.informational(settings.cmd_stats),
         "nextgame": settings.cmd_nextgame,
+        "mylog": h_mylog.cmd_mylog,
     }
     # New messages only (an edited command is not sent again), with a sender (a message
     # without one reaches no handler), not a linked channel's post forwarded automatically.
@@ -239,6 +244,7 @@ def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     )
     app.add_handler(CallbackQueryHandler(h.on_my_role, pattern=game + r"r\Z"))
     app.add_handler(CallbackQueryHandler(h.on_cancel_press, pattern=game + r"(cy|cn)\Z"))
+    app.add_handler(CallbackQueryHandler(h_mylog.on_mylog_press, pattern=game + r"k\Z"))
     app.add_handler(CallbackQueryHandler(h.on_lang_press, pattern=r"^@lang:[A-Za-z0-9_-]{1,24}\Z"))
     app.add_handler(
         CallbackQueryHandler(h.on_rules_press, pattern=r"^@rules:[A-Za-z0-9_-]{1,24}\Z")

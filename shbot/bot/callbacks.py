@@ -22,9 +22,11 @@ DISCARD, ENACT, VETO, VETO_ANSWER = "d", "e", "vp", "va"
 TARGET = "p"
 MY_ROLE = "r"
 CANCEL_YES, CANCEL_NO = "cy", "cn"
+MYLOG, REMATCH = "k", "rm"  # "What I know" under the role message; "Rematch" on the end card
 GAME_OPS = frozenset(
     {JOIN, LEAVE, START, NOMINATE, VOTE, DISCARD, ENACT, VETO, VETO_ANSWER, TARGET, MY_ROLE}
     | {CANCEL_YES, CANCEL_NO}
+    | {MYLOG, REMATCH}
 )
 # Free operations.
 LANG, RULES, SETTINGS = "lang", "rules", "set"

@@ -19,6 +19,7 @@ from shbot.i18n import Translator
 from shbot.table import GROUP, PRIVATE_PHASES, Table, prompt_seat
 
 from . import render as r
+from .render import rolecard
 from .render import timers as rt
 
 #: Slots edited in place later (their message id is kept); every other slot is sent once.
@@ -100,7 +101,8 @@ class SlotRenderer:
         if fam == "round":
             return self._round(t, table, int(slot.split(":")[1]), d, live)
         if fam == "role":
-            return r.role_text(t, table, int(slot.split(":")[1]), d), None
+            seat = int(slot.split(":")[1])
+            return r.role_text(t, table, seat, d), rolecard.role_keyboard(t, table, group_id)
         if fam == "peek":
             return r.peek_text(t, d["policies"]), None
         if fam == "prompt":
