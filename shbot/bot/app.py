@@ -35,6 +35,7 @@ from .config import Config
 from .handlers import admin as h_admin
 from .handlers import common as h_common
 from .handlers import mylog as h_mylog
+from .handlers import rematch as h_rematch
 from .outbox import Outbox
 from .pacer import Pacer
 from .services import Services
@@ -245,6 +246,7 @@ def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     app.add_handler(CallbackQueryHandler(h.on_my_role, pattern=game + r"r\Z"))
     app.add_handler(CallbackQueryHandler(h.on_cancel_press, pattern=game + r"(cy|cn)\Z"))
     app.add_handler(CallbackQueryHandler(h_mylog.on_mylog_press, pattern=game + r"k\Z"))
+    app.add_handler(CallbackQueryHandler(h_rematch.on_rematch_press, pattern=game + r"rm\Z"))
     app.add_handler(CallbackQueryHandler(h.on_lang_press, pattern=r"^@lang:[A-Za-z0-9_-]{1,24}\Z"))
     app.add_handler(
         CallbackQueryHandler(h.on_rules_press, pattern=r"^@rules:[A-Za-z0-9_-]{1,24}\Z")

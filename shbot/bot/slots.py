@@ -110,7 +110,7 @@ class SlotRenderer:
         if fam == "timeout":
             return rt.timeout_text(t, names, d), None
         if fam == "over":
-            return r.game_over_text(t, table), None
+            return r.game_over_text(t, table), rolecard.rematch_keyboard(t, table)
         if fam == "remind":
             return rt.reminder_text(t, table, d["seats"], d.get("seconds")), None
         if fam == "nudge":
