@@ -166,13 +166,13 @@ def knowledge(entries: Sequence[Entry], seat: int) -> list[Fact]:
         elif kind == Kind.PEEK_RESULT:
             facts.append(Fact("peek", d, i, True))
         elif e.to is None:
-            facts.append(Fact(kind, d, i, False))
-            if kind == Kind.VOTE_RESULT and seat < len(d["votes"]):
-                facts.append(Fact("vote", {"ja": d["votes"][seat]}, i, False))
-            if kind == Kind.POLICY_ENACTED and received is not None:
+            if kind == Kind.POLICY_ENACTED and received is not None:  # my choice, then its result
                 rest = _without(received[1], d["policy"])
                 enacted = {"policy": d["policy"], "discarded": rest[0] if rest else None}
                 facts.append(Fact("enacted", enacted, received[0], True))
+            facts.append(Fact(kind, d, i, False))
+            if kind == Kind.VOTE_RESULT and seat < len(d["votes"]):
+                facts.append(Fact("vote", {"ja": d["votes"][seat]}, i, False))
             if kind in (Kind.POLICY_ENACTED, Kind.VETO_ACCEPTED, Kind.ROUND_STARTED):
                 received = None
     return facts
