@@ -156,5 +156,5 @@ def test_discards_are_what_the_seat_got_minus_what_it_passed_on(games: list[Any]
 
 
 def test_an_unreadable_entry_is_skipped() -> None:
-    log = [["nominated", [1, 2], None], ["nominated", [1], None], "junk", ["role", 3, [0]]]
+    log = '["nominated",[1,2]]\n["nominated",[1]]\njunk\n["role",3,[0]]\n7\n["x"]'
     assert read(log) == [Entry("nominated", {"president": 1, "chancellor": 2}, None)]

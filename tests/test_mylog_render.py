@@ -29,7 +29,9 @@ def test_the_text_of_a_seat_ignores_what_it_was_not_shown(lang: str) -> None:
         for seat in range(game.n):
             text = rm.mylog_lines(t, table, seat)
             other = table.__class__.from_dict(table.to_dict())
-            other.log = [encode(e.kind, e.data, e.to) for e in scramble(entries, seat, rng)]
+            other.log = "\n".join(
+                encode(e.kind, e.data, e.to) for e in scramble(entries, seat, rng)
+            )
             assert rm.mylog_lines(t, other, seat) == text
             table.ending = "finished"
             whole = rm.pages(rm.mylog_lines(t, table, seat))

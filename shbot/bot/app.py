@@ -184,7 +184,7 @@ def build_application(
 
     async def after(chat_id: int, outcome: Outcome) -> None:
         if outcome.started:
-            await h_mylog.remember_game(store, chat_id, outcome.table)
+            app.create_task(h_mylog.remember_game(store, chat_id, outcome.table))
         if outcome.release:
             await store.release_players(chat_id, outcome.release)
         jobs.arm(app, chat_id, outcome.table)

@@ -1,9 +1,11 @@
 """What one seat knows of its game: the engine's events, filtered by their audience.
 
-The table keeps every event of its game in ``Table.log`` (compactly: the values of each
-event's data in the engine's key order), and beside them the seat's own discard as
-President, addressed to that seat alone: the engine tells the Chancellor what they got,
-but only the President's own choice says what the President passed on.
+The table keeps every event of its game in ``Table.log``: one JSON line per event, the
+values of its data in the engine's key order. One string, because the table is loaded and
+saved at every press and a string costs next to nothing to parse; it is read only for
+/mylog. Beside the events it keeps each President's own discard, addressed to that seat:
+the engine tells the Chancellor what they got, but only the President's own choice says
+what the President passed on.
 
 :func:`knowledge` turns that log into the facts one seat may know (RULES-SPEC R2, R11):
 public events and those whose audience names the seat, never anything else. Each fact
@@ -13,6 +15,7 @@ Pure: no Telegram, no storage, no languages.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
@@ -91,32 +94,36 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def encode(kind: str, data: dict[str, Any], to: Sequence[int] | None) -> list[Any]:
+def encode(kind: str, data: dict[str, Any], to: Sequence[int] | None) -> str:
+    """One log line: ``[kind, values]`` for a public event, ``[kind, values, to]`` else."""
     keys = KEYS.get(kind)
     body: Any
     if keys is not None and tuple(data) == keys:
         body = [_plain(v) for v in data.values()]
     else:
         body = {k: _plain(v) for k, v in data.items()}
-    return [kind, body, list(to) if to is not None else None]
+    item = [kind, body] if to is None else [kind, body, list(to)]
+    return json.dumps(item, separators=(",", ":"), ensure_ascii=False)
 
 
 def record(table: Table, events: Iterable[Event], action: Action | None = None) -> None:
     """Keep ``events`` in the table's log; a President's discard is kept for that seat."""
-    log = table.log
+    lines = []
     if isinstance(action, Discard):  # the choice first, then what it caused
-        log.append([ACT, {"action": ["Discard", action.seat, action.policy]}, [action.seat]])
-    for e in events:
-        if e.kind not in SKIP:
-            log.append(encode(e.kind.value, e.data, e.to))
+        act = {"action": ["Discard", action.seat, action.policy]}
+        lines.append(json.dumps([ACT, act, [action.seat]], separators=(",", ":")))
+    lines += [encode(e.kind.value, e.data, e.to) for e in events if e.kind not in SKIP]
+    if lines:
+        table.log = "\n".join([table.log, *lines]) if table.log else "\n".join(lines)
 
 
-def read(log: Iterable[list[Any]]) -> list[Entry]:
-    """The stored log as entries (an unreadable entry is skipped, never guessed at)."""
+def read(log: str) -> list[Entry]:
+    """The stored log as entries (an unreadable line is skipped, never guessed at)."""
     out = []
-    for item in log:
+    for line in log.splitlines():
         try:
-            kind, body, to = item
+            item = json.loads(line)
+            kind, body, to = item if len(item) == 3 else (*item, None)
             keys = KEYS.get(kind, ())
             data = dict(zip(keys, body, strict=True)) if isinstance(body, list) else dict(body)
             out.append(Entry(str(kind), data, None if to is None else tuple(int(s) for s in to)))

@@ -94,7 +94,8 @@ class Table:
     seen: list[str] = field(default_factory=list)  # recent callback query ids
     ending: str | None = None  # "finished" or "cancelled": archived once nothing is owed
     missed: dict[str, int] = field(default_factory=dict)  # user id -> deadlines missed in a row
-    log: list[list[Any]] = field(default_factory=list)  # every event, compact (table.knowledge)
+    log: str = ""  # every event, one JSON line each (table.knowledge): one string to load
+
     invited: list[Player] = field(default_factory=list)  # a rematch lobby's former players
 
     # -------------------------------------------------------------- delivery
@@ -241,7 +242,7 @@ class Table:
             seen=[str(x) for x in d.get("seen", [])],
             ending=d.get("ending"),
             missed={str(k): int(v) for k, v in d.get("missed", {}).items()},
-            log=list(d.get("log", [])),
+            log=str(d.get("log") or ""),
             invited=[Player.from_dict(p) for p in d.get("invited", [])],
         )
 

@@ -6,9 +6,11 @@ settings when it started; finished games are found in the group's archive).
 
 from __future__ import annotations
 
+import logging
+
 from telegram import Update, User
 
-from shbot.storage import Store
+from shbot.storage import Store, StoreError
 from shbot.table import Table
 
 from .. import callbacks as cb
@@ -16,14 +18,21 @@ from .. import render as r
 from ..render import mylog as rm
 from .common import Ctx, informational, is_group, reply, svc
 
+log = logging.getLogger(__name__)
 #: At most this many messages per /mylog (a 10-player game and its whole story fit in 4).
 MAX_PAGES = 8
 
 
 async def remember_game(store: Store, chat_id: int, table: Table) -> None:
-    """A game started: each player's /mylog finds it later, also once it is archived."""
-    for player in table.players:
-        await store.update_user(player.id, {"last_game": [chat_id, table.gid]})
+    """A game started: each player's /mylog finds it later, also once it is archived.
+
+    Best effort, off the press's path (the bot runs it as a task): a store outage here
+    only means /mylog finds the game while it runs, not after its end."""
+    try:
+        for player in table.players:
+            await store.update_user(player.id, {"last_game": [chat_id, table.gid]})
+    except StoreError:
+        log.warning("could not remember game %s for /mylog", table.gid)
 
 
 async def _tables(context: Ctx, user_id: int) -> list[Table]:
