@@ -7,7 +7,7 @@ creates one lobby, the other press finds it).
 
 from __future__ import annotations
 
-from telegram import CallbackQuery, Update
+from telegram import Update, User
 
 from shbot.i18n import Translator
 from shbot.storage import GameExists
@@ -19,38 +19,45 @@ from ..refusals import refusal_text
 from .common import Ctx, is_group, is_person, player_from, svc
 
 
-async def _last_game(context: Ctx, chat_id: int, gid: str, t: Translator) -> Table | str:
-    """The group's last game if it is ``gid`` and nothing is open now; else a toast."""
+def toast(t: Translator, code: str) -> str:
+    """What the presser is told: "opened", or why nothing changed."""
+    if code == "opened":
+        return t._("🔁 A new game is open: the same players are invited.")
+    if code == "open":
+        return t._("A game is already open in this group. /board shows it; /cancelgame ends it.")
+    if code == "busy":
+        return t._("You are already playing in another group.")
+    return t._("This rematch is no longer offered.")
+
+
+async def _last_game(context: Ctx, chat_id: int, gid: str) -> Table | str:
+    """The group's last game if it is ``gid`` and nothing is open now; else why not."""
     store = svc(context).store
     record = await store.get_game(chat_id)
     if record is not None:
         table = Table.from_dict(record.data)
         if table.ending != "finished":
-            return t._(
-                "A game is already open in this group. /board shows it; /cancelgame ends it."
-            )
-        return table if table.gid == gid else t._("This rematch is no longer offered.")
+            return "open"
+        return table if table.gid == gid else "stale"
     finished = await store.finished_games(chat_id, limit=1)
     if finished and finished[0].data.get("gid") == gid:
         return Table.from_dict(finished[0].data)
-    return t._("This rematch is no longer offered.")
+    return "stale"
 
 
-async def _open(context: Ctx, query: CallbackQuery, chat_id: int, previous: Table) -> str:
+async def _open(context: Ctx, user: User, chat_id: int, previous: Table) -> str:
     s = svc(context)
-    user = query.from_user
-    t = await s.t_user(user)
     busy = await s.store.player_chat(user.id)
     if busy is not None and busy != chat_id:
-        return t._("You are already playing in another group.")
+        return "busy"
     settings = await s.store.get_user(user.id)
     table = rematch_lobby(previous, player_from(user, ready=bool(settings.get("dm"))))
     try:
         await s.commit.create(chat_id, table)
     except GameExists:
-        return t._("A game is already open in this group. /board shows it; /cancelgame ends it.")
+        return "open"
     await s.store.claim_player(user.id, chat_id)
-    return t._("🔁 A new game is open: the same players are invited.")
+    return "opened"
 
 
 async def on_rematch_press(update: Update, context: Ctx) -> None:
@@ -69,6 +76,8 @@ async def on_rematch_press(update: Update, context: Ctx) -> None:
         return
     if not await s.store.first_seen(f"cq:{query.id}"):
         return  # the same press delivered twice: answered once
-    found = await _last_game(context, chat.id, press.game_id, t)
-    text = found if isinstance(found, str) else await _open(context, query, chat.id, found)
-    await query.answer(text[:200])
+    found = await _last_game(context, chat.id, press.game_id)
+    code = (
+        found if isinstance(found, str) else await _open(context, query.from_user, chat.id, found)
+    )
+    await query.answer(toast(t, code))
