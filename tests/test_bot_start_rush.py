@@ -98,12 +98,16 @@ def thinking(seed: int) -> Hook:
     return think
 
 
+#: Buttons meant for after the end: "What I know" in private, Rematch on the end card.
+AFTER_END = frozenset({cb.MYLOG, cb.REMATCH})
+
+
 def game_buttons(message: StoredMessage, gid: str) -> list[str]:
     """Callback data of ``message``'s buttons that belong to the game ``gid``."""
     out = []
     for button in message.buttons():
         press = cb.parse(button.get("callback_data"))
-        if isinstance(press, cb.GamePress) and press.game_id == gid:
+        if isinstance(press, cb.GamePress) and press.game_id == gid and press.op not in AFTER_END:
             out.append(button["callback_data"])
     return out
 

@@ -34,7 +34,9 @@ from . import jobs, logs, robots, settings
 from .config import Config
 from .handlers import admin as h_admin
 from .handlers import common as h_common
+from .handlers import mylog as h_mylog
 from .handlers import practice as h_practice
+from .handlers import rematch as h_rematch
 from .handlers import seats as h_seats
 from .handlers import talk as h_talk
 from .outbox import Outbox
@@ -86,6 +88,7 @@ def private_commands(t: Translator) -> list[BotCommand]:
         BotCommand("lang", t._("Change the language")),
         BotCommand("stats", t._("Your statistics")),
         BotCommand("practice", t._("Practise alone against computer players")),
+        BotCommand("mylog", t._("What I know of my game")),
         BotCommand("help", t._("Help")),
     ]
 
@@ -187,6 +190,8 @@ def build_application(
     services = Services(config=config, store=store, outbox=outbox, bot=app.bot)
 
     async def after(chat_id: int, outcome: Outcome) -> None:
+        if outcome.started:
+            app.create_task(h_mylog.remember_game(store, chat_id, outcome.table))
         if outcome.release:
             await store.release_players(chat_id, outcome.release)
         jobs.arm(app, chat_id, outcome.table)
@@ -230,6 +235,7 @@ def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         "addbot": h_seats.cmd_addbot,
         "removebot": h_seats.cmd_removebot,
         "practice": h_practice.cmd_practice,
+        "mylog": h_mylog.cmd_mylog,
     }
     # New messages only (an edited command is not sent again), with a sender (a message
     # without one reaches no handler), not a linked channel's post forwarded automatically.
@@ -254,6 +260,8 @@ def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         CallbackQueryHandler(h_talk.on_claim, pattern=game + r"c:[A-Za-z0-9_-]{1,16}\Z")
     )
     app.add_handler(CallbackQueryHandler(h_seats.on_seat_press, pattern=game + r"(ba|br|tb)\Z"))
+    app.add_handler(CallbackQueryHandler(h_mylog.on_mylog_press, pattern=game + r"k\Z"))
+    app.add_handler(CallbackQueryHandler(h_rematch.on_rematch_press, pattern=game + r"rm\Z"))
     app.add_handler(CallbackQueryHandler(h.on_lang_press, pattern=r"^@lang:[A-Za-z0-9_-]{1,24}\Z"))
     app.add_handler(
         CallbackQueryHandler(h.on_rules_press, pattern=r"^@rules:[A-Za-z0-9_-]{1,24}\Z")

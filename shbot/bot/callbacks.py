@@ -24,9 +24,11 @@ MY_ROLE = "r"
 CLAIM = "c"  # <game id>:<round>:c:<kind letter><claim>, see shbot.table.claims
 CANCEL_YES, CANCEL_NO = "cy", "cn"
 ADD_BOT, REMOVE_BOT, TAKE_BACK = "ba", "br", "tb"  # computer seats (handlers/seats.py)
+MYLOG, REMATCH = "k", "rm"  # "What I know" under the role message; "Rematch" on the end card
 GAME_OPS = frozenset(
     {JOIN, LEAVE, START, NOMINATE, VOTE, DISCARD, ENACT, VETO, VETO_ANSWER, TARGET, MY_ROLE}
     | {CANCEL_YES, CANCEL_NO, CLAIM, ADD_BOT, REMOVE_BOT, TAKE_BACK}
+    | {MYLOG, REMATCH}
 )
 # Free operations.
 LANG, RULES, SETTINGS = "lang", "rules", "set"

@@ -21,6 +21,7 @@ from shbot.table import GROUP, PRIVATE_PHASES, Table, claims, prompt_seat
 from . import media
 from . import render as r
 from .render import claims as rc
+from .render import rolecard
 from .render import seats as rs
 from .render import timers as rt
 
@@ -110,7 +111,8 @@ class SlotRenderer:
         if fam == "round":
             return self._round(t, table, int(slot.split(":")[1]), d, live)
         if fam == "role":
-            return r.role_text(t, table, int(slot.split(":")[1]), d), None
+            seat = int(slot.split(":")[1])
+            return r.role_text(t, table, seat, d), rolecard.role_keyboard(t, table, group_id)
         if fam == "peek":
             return r.peek_text(t, d["policies"]), None
         if fam == "prompt":
@@ -120,7 +122,7 @@ class SlotRenderer:
         if fam == "timeout":
             return rt.timeout_text(t, names, d), None
         if fam == "over":
-            return r.game_over_text(t, table), None
+            return r.game_over_text(t, table), rolecard.rematch_keyboard(t, table)
         if fam == "remind":
             return rt.reminder_text(t, table, d["seats"], d.get("seconds")), None
         if fam == "nudge":

@@ -13,6 +13,7 @@ from typing import Any
 from shbot.engine import BadSetup, Game, Kind
 from shbot.table.model import Player, Table, new_game_id
 
+from . import knowledge
 from .outcome import Outcome, Refusal
 
 MIN_PLAYERS, MAX_PLAYERS = 5, 10
@@ -109,6 +110,7 @@ def start(
     table.step = 1
     table.restart_clock()
     table.round_log = [[e.kind.value, e.data] for e in events if e.kind is Kind.ROUND_STARTED]
+    knowledge.record(table, events)
     table.owe("lobby", payload={"closed": "started"})
     for e in events:
         if e.kind is Kind.ROLE and e.to:

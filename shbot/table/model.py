@@ -96,6 +96,9 @@ class Table:
     missed: dict[str, int] = field(default_factory=dict)  # user id -> deadlines missed in a row
     talk: dict[str, Any] = field(default_factory=dict)  # claims (shbot.table.claims)
     standins: list[int] = field(default_factory=list)  # people a computer plays for (seats.py)
+    log: str = ""  # every event, one JSON line each (table.knowledge): one string to load
+
+    invited: list[Player] = field(default_factory=list)  # a rematch lobby's former players
 
     # -------------------------------------------------------------- delivery
 
@@ -223,6 +226,8 @@ class Table:
             "missed": self.missed,
             "talk": self.talk,
             "standins": self.standins,
+            "log": self.log,
+            "invited": [p.to_dict() for p in self.invited],
         }
 
     @classmethod
@@ -248,6 +253,8 @@ class Table:
             # One level copied: the claims module replaces items, never changes them in place.
             talk={str(k): v.copy() for k, v in d.get("talk", {}).items()},
             standins=[int(x) for x in d.get("standins", [])],
+            log=str(d.get("log") or ""),
+            invited=[Player.from_dict(p) for p in d.get("invited", [])],
         )
 
 

@@ -28,7 +28,7 @@ from shbot.engine import (
 from shbot.engine.actions import Action
 from shbot.table.model import Table
 
-from . import board, claims
+from . import board, claims, knowledge
 from .outcome import Outcome, Refusal
 
 PRIVATE_PHASES = (
@@ -114,6 +114,7 @@ def narrate(before: Table, table: Table, outcome: Outcome, timeout: str | None =
     game, bgame = table.game, before.game
     assert game is not None and bgame is not None
     closed_log: list[list[Any]] | None = None
+    knowledge.record(table, outcome.events, outcome.action)
     for e in outcome.events:
         if e.kind is Kind.PEEK_RESULT and e.to:
             table.owe(f"peek:{table.step}", table.at(e.to[0]).id, {"policies": e.data["policies"]})

@@ -47,6 +47,7 @@ def help_text(t: Translator) -> str:
         "/cancelgame — cancel the game (host or admin)\n"
         "/board — show the board again\n"
         "/history — what happened so far\n"
+        "/mylog — what you know of your game (in private)\n"
         "/rules — the rules of the game\n"
         "/lang — change the language\n"
         "/ping — remind whom the game waits for\n"

@@ -31,6 +31,7 @@ from .common import (
     svc,
 )
 from .info import welcome_text
+from .mylog import send_mylog
 
 log = logging.getLogger(__name__)
 MAX_CHAT_ID = 10**15  # Telegram chat ids fit in 52 bits; anything longer is forged
@@ -66,6 +67,8 @@ async def cmd_start(update: Update, context: Ctx) -> None:
     await s.store.update_user(user.id, {"dm": True, "tg_lang": normalize(user.language_code)})
     t = await s.t_user(user)
     payload = context.args[0] if context.args else ""
+    if payload == "mylog" and await send_mylog(context, user):
+        return
     target = parse_join_payload(payload)
     if target is not None:
         await join_lobby(context, target[0], user, message, t, gid=target[1], via_private=True)

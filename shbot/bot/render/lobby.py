@@ -6,6 +6,7 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from shbot.i18n import Translator, esc
 from shbot.table.model import FSI, PDI, Table
+from shbot.table.rematch import still_invited
 
 from .. import callbacks as cb
 from . import seats
@@ -28,6 +29,7 @@ def lobby_text(t: Translator, table: Table, *, closed: str | None = None) -> str
         lines.append(f"{i + 1}. {mark} {FSI}{esc(p.name)}{PDI}")
     if not table.players:
         lines.append(t._("(nobody yet)"))
+    lines += invited_lines(t, table, closed)
     lines.append("")
     if closed:
         lines.append(closed)
@@ -42,6 +44,17 @@ def lobby_text(t: Translator, table: Table, *, closed: str | None = None) -> str
     lines.append(t._("Press Join to play. A game needs 5 to 10 players; the host starts it."))
     lines.append(seats.lobby_hint(t))
     return fit("\n".join(lines))
+
+
+def invited_lines(t: Translator, table: Table, closed: str | None) -> list[str]:
+    """A rematch's players who have not confirmed yet (mentioned: their phones ring)."""
+    waiting = [] if closed else still_invited(table)
+    if not waiting:
+        return []
+    names = t._(", ").join(
+        f'<a href="tg://user?id={p.id}">{FSI}{esc(p.name)}{PDI}</a>' for p in waiting
+    )
+    return [t._("📨 Invited, one tap on Join to confirm: {names}", names=names)]
 
 
 def lobby_keyboard(

@@ -26,6 +26,7 @@ from .common import (
     policy_short,
     role_name,
 )
+from .rolecard import cheat_sheet
 
 
 def role_text(t: Translator, table: Table, seat: int, data: dict[str, Any]) -> str:
@@ -72,6 +73,7 @@ def role_text(t: Translator, table: Table, seat: int, data: dict[str, Any]) -> s
             )
         )
     lines += ["", t._("Play in the group; I will write to you here when you need to choose.")]
+    lines += ["", cheat_sheet(t, table)]
     return "\n".join(lines)
 
 
