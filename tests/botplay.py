@@ -712,10 +712,15 @@ def check_group_keeps_secrets(fake: FakeBotAPI, group_id: int, t: Translator = E
     before, _ = split_at_game_over(group_calls(fake, group_id), t)
     forbidden = [t._("Liberal party"), t._("Fascist party"), *secret_hand_strings(t)]
     english = t.locale == "en"
+    # Public words that contain a party name in some languages (ja: リベラル党法案, "Liberal
+    # party bill", is a Liberal policy); claims ("🗣 ..." lines) are talk, never the truth.
+    policies = [t._(m).split(" ", 1)[-1] for m in ("🔵 Liberal policy", "🔴 Fascist policy")]
     for call in before:
-        text = call_text(call)
+        text = "\n".join(line for line in call_text(call).splitlines() if not line.startswith("🗣"))
         labels = [str(b.get("text", "")) for b in markup_buttons(call.params)]
         for shown in [text, *labels]:
+            for word in policies:
+                shown = shown.replace(word, "")
             for secret in forbidden:
                 assert secret not in shown, f"{secret!r} shown in the group: {shown!r}"
             if english:

@@ -32,6 +32,7 @@ from tests.botplay import (
     Turn,
     check_calls_valid,
     check_game,
+    check_group_keeps_secrets,
     find_seed,
     open_game,
     play,
@@ -413,5 +414,27 @@ async def test_claims_in_the_groups_and_the_players_language(bot: Bot, lang: str
             if message.text.startswith("🗣"):
                 assert_language(message.text, lang, raw=["🗣", *names])
     assert rc.truth_lines(t, table)[1] in bot.h.last(group).text
-    check_calls_valid(bot.fake)  # (check_game's secret words are English-only)
+    check_group_keeps_secrets(bot.fake, group.id, t)
+    check_calls_valid(bot.fake)
     bot.h.assert_no_errors()
+
+
+async def test_claims_needing_more_tiles_than_the_pile_held_are_marked(bot: Bot) -> None:
+    """Three Presidents in a row claim 🔵🔵🔵: nine Liberal tiles from a pile that held six
+    (R4: 6 Liberal, 11 Fascist, no reshuffle yet), so the third claim is marked ⚠ from
+    public facts alone; the first two, possible, are not."""
+    users = make_users(5)
+    group = bot.h.group(creator=users[0], members=users[1:])
+    script = {(r, ClaimKind.DRAWN): "LLL" for r in (1, 2, 3)}
+    script |= {(r, ClaimKind.RECEIVED): "LL" for r in (1, 2, 3)}
+    claimer = Claimer(bot, group.id, users, lambda r, k: script.get((r, k), ""))
+    played = await play_planned(
+        bot, users, ["L", "L", "L", "F", "L", "L"], group=group, before=claimer
+    )
+    table = played.table
+    lines = {rnd: rc.claim_line(EN, table, rnd) or "" for rnd in (1, 2, 3)}
+    assert "⚠" not in lines[1] and "⚠" not in lines[2], lines
+    assert "⚠ the pile held only 6 🔵 since it was last shuffled" in lines[3], lines[3]
+    message = bot.fake.message(group.id, table.shown["round:3"])
+    assert lines[3] in message.text
+    await check_game(bot, played)

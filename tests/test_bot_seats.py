@@ -4,6 +4,8 @@ their own through their jobs, and the secrets they must keep."""
 
 from __future__ import annotations
 
+import pytest
+
 from shbot.bot import callbacks as cb
 from shbot.bot import render as r
 from shbot.engine.claims import Claim, ClaimKind
@@ -281,30 +283,37 @@ async def test_a_group_can_turn_stand_ins_off(store: Store) -> None:
         bot.h.assert_no_errors()
 
 
-async def test_two_people_and_three_computers_play_in_japanese(store: Store) -> None:
-    ja = translator("ja")
+@pytest.mark.parametrize(
+    ("lang", "names"),
+    [("en", ["🤖 Alice", "🤖 Ben", "🤖 Clara"]), ("ja", ["🤖 さくら", "🤖 はると", "🤖 ゆい"])],
+)
+async def test_two_people_and_three_computers_play_to_the_end(
+    store: Store, lang: str, names: list[str]
+) -> None:
+    """Issue 15: 2 people + 3 computers in a group, in English and Japanese, to the end."""
+    t = translator(lang)
     async with running_bot(store) as bot:
-        people = make_users(2, language_code="ja")
+        people = make_users(2, language_code=lang)
         group = await lobby_with_computers(bot, people, 3, seed=21)
         table = await bot.table(group)
         assert table is not None
-        assert [p.name for p in table.players[2:]] == ["🤖 さくら", "🤖 はると", "🤖 ゆい"]
+        assert [p.name for p in table.players[2:]] == names
         lobby = lobby_message(bot, group)
-        assert ja._("🤖 Add a computer player") in str(lobby.buttons())
+        assert t._("🤖 Add a computer player") in str(lobby.buttons())
         await bot.h.press(people[0], lobby, data=button_data(lobby, cb.START))
         await bot.settle()
         final = await play_with_computers(bot, group, people, seed=4)
         assert final.game is not None and final.game.is_over
-        # (check_group_keeps_secrets looks for party names as substrings, which in Japanese
-        # are part of the policy names: hands, results and role messages are looked for.)
-        before, _ = split_at_game_over(group_calls(bot.fake, group.id), ja)
+        check_group_keeps_secrets(bot.fake, group.id, t)
+        # Hands, investigation results and role messages, in the group's words, never there.
+        before, _ = split_at_game_over(group_calls(bot.fake, group.id), t)
         found = [
-            r.investigation_text(ja, final, seat, party)
+            r.investigation_text(t, final, seat, party)
             for seat in range(final.game.n)
             for party in ("liberal", "fascist")
         ]
-        roles = [r.role_text(ja, final, s, final.game.private_view(s)) for s in range(5)]
-        secrets = [*secret_hand_strings(ja), *found, *roles]
+        roles = [r.role_text(t, final, s, final.game.private_view(s)) for s in range(5)]
+        secrets = [*secret_hand_strings(t), *found, *roles]
         for call in before:
             text = str(call.params.get("text", ""))
             assert not any(secret in text for secret in secrets), text
