@@ -225,6 +225,17 @@ async def test_two_missed_deadlines_bring_a_computer_and_the_person_takes_the_se
         after = await bot.table(group)
         assert after is not None and after.game is not None
         assert after.step > before.step or after.game.votes[seat] >= 0, "it did not act"
+        # /start in private while a computer plays for them: the take-back button again
+        # (the first one may never have reached them).
+        sent = len(bot.fake.messages(absent.id))
+        await bot.h.command(absent, absent, "/start")
+        await bot.settle()
+        again = bot.fake.messages(absent.id)[sent:]
+        assert any(
+            str(b.get("callback_data", "")).endswith(f":{cb.TAKE_BACK}")
+            for m in again
+            for b in m.buttons()
+        ), [m.text for m in again]
         # The person is back: one press in private.
         query = await bot.h.press(absent, message, data=button_data(message, cb.TAKE_BACK))
         await bot.settle()

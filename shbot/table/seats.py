@@ -212,6 +212,19 @@ def take_back(table: Table, gid: str, user_id: int) -> Outcome:
     return Outcome(table, answer="seat_back")
 
 
+def offer_seat_back(table: Table, user_id: int) -> Outcome:
+    """The person a computer plays for opened the private chat again (/start): the button
+    to take the seat back is sent again (the first may never have reached them)."""
+    seat = table.seat_of(user_id)
+    game = table.game
+    if seat is None or game is None or game.is_over or table.ending:
+        raise Refusal("nothing")
+    if user_id not in table.standins:
+        raise Refusal("nothing")
+    table.owe(f"seatback:{table.step}:{seat}", user_id, {"seat": seat})
+    return Outcome(table)
+
+
 def leave_running(table: Table, user_id: int, enabled: bool) -> Outcome:
     """/leave in a running game: a computer takes the seat (if the group allows it)."""
     if table.game is None:

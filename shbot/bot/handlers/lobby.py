@@ -32,6 +32,7 @@ from .common import (
 )
 from .info import welcome_text
 from .mylog import send_mylog
+from .seats import offer_seat_back
 
 log = logging.getLogger(__name__)
 MAX_CHAT_ID = 10**15  # Telegram chat ids fit in 52 bits; anything longer is forged
@@ -78,6 +79,8 @@ async def cmd_start(update: Update, context: Ctx) -> None:
         await reply(context, message, t._("✅ You are in the game. Go back to the group!"))
         return
     if group_id is not None and await resend_prompt(context, group_id, user.id):
+        return
+    if group_id is not None and await offer_seat_back(context, group_id, user.id):
         return
     add = (
         InlineKeyboardMarkup(

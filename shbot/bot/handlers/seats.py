@@ -149,3 +149,12 @@ async def on_seat_press(update: Update, context: Ctx) -> None:
     )
     if outcome is not None:
         await query.answer(rs.answer_text(t, outcome.answer) or "")
+
+
+async def offer_seat_back(context: Ctx, group_id: int, user_id: int) -> bool:
+    """/start in private by a person a computer plays for: their take-back button again."""
+    try:
+        await svc(context).commit.run(group_id, lambda tb: seats.offer_seat_back(tb, user_id))
+    except (NoGame, Refusal):
+        return False
+    return True
