@@ -33,6 +33,7 @@ from redis.exceptions import (
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from . import codec
 from .base import (
     DEFAULT_CLAIM_GRACE,
     DEFAULT_HISTORY_TTL,
@@ -221,7 +222,7 @@ def _ms(seconds: float) -> int:
 
 
 def _dumps(data: Any) -> str:
-    return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    return codec.dumps(data)
 
 
 def _glob_escape(text: str) -> str:
@@ -312,7 +313,7 @@ class RedisStore(Store):
         if not self._alive(h, now):
             return None
         return GameRecord(
-            chat_id, int(h["version"]), h["status"], json.loads(h["data"]), h["game_id"]
+            chat_id, int(h["version"]), h["status"], codec.loads(h["data"]), h["game_id"]
         )
 
     async def create_game(self, chat_id: int, status: str, data: dict[str, Any]) -> GameRecord:
@@ -326,7 +327,7 @@ class RedisStore(Store):
             )
         if not ok:
             raise GameExists(f"chat {chat_id} already has a game")
-        return GameRecord(chat_id, 1, status, json.loads(blob), game_id)
+        return GameRecord(chat_id, 1, status, codec.loads(blob), game_id)
 
     async def save_game(self, record: GameRecord) -> GameRecord:
         check_status(record.status, allow_finished=True)
@@ -359,7 +360,7 @@ class RedisStore(Store):
             raise VersionConflict(
                 f"chat {chat_id}: stored version {res[1]}, saving {record.version}"
             )
-        return GameRecord(chat_id, record.version + 1, record.status, json.loads(blob), res[1])
+        return GameRecord(chat_id, record.version + 1, record.status, codec.loads(blob), res[1])
 
     async def delete_game(self, chat_id: int, version: int) -> None:
         with _translate():
@@ -386,7 +387,7 @@ class RedisStore(Store):
         for key, h in zip(keys, hashes, strict=True):
             chat = key[len(head) : key.index("}", len(head))]
             if self._alive(h, now):
-                data = json.loads(h["data"])
+                data = codec.loads(h["data"])
                 games.append(
                     GameRecord(int(chat), int(h["version"]), h["status"], data, h["game_id"])
                 )
@@ -402,7 +403,7 @@ class RedisStore(Store):
             )
         out = []
         for m in members:
-            d = json.loads(m[16:])
+            d = codec.loads(m[16:])
             out.append(GameRecord(chat_id, d["version"], FINISHED, d["data"], d["game_id"]))
         return out
 
@@ -456,7 +457,7 @@ class RedisStore(Store):
     async def _get_settings(self, key: str) -> dict[str, Any]:
         with _translate():
             h = await self._r.hgetall(key)
-        return {k: json.loads(v) for k, v in h.items()}
+        return {k: codec.loads(v) for k, v in h.items()}
 
     async def _update_settings(self, key: str, changes: dict[str, Any]) -> dict[str, Any]:
         sets = {k: _dumps(v) for k, v in changes.items() if v is not None}
@@ -469,7 +470,7 @@ class RedisStore(Store):
                     pipe.hdel(key, *dels)
                 pipe.hgetall(key)
                 res = await pipe.execute()
-        return {k: json.loads(v) for k, v in res[-1].items()}
+        return {k: codec.loads(v) for k, v in res[-1].items()}
 
     async def get_group(self, chat_id: int) -> dict[str, Any]:
         return await self._get_settings(self._g(chat_id, "settings"))

