@@ -220,25 +220,55 @@ async def join_lobby(
         await answer(context, query, message, t._("There is no open game. /newgame opens one."))
         return
     except Refusal as refusal:
-        if refusal.code == "duplicate":
-            return  # the same press delivered twice: applied and answered once
-        table = await current_table(context, chat_id)
-        if table is None or table.player(user.id) is None:
-            await s.store.release_players(chat_id, [user.id])  # only if bound to chat_id
-        if via_private and refusal.code == "joined":
-            await reply(context, message, t._("✅ You are in the game. Go back to the group!"))
-        else:
-            await refuse(context, query, message, t, refusal)
+        await join_refused(context, chat_id, user.id, message, query, t, refusal, via_private)
         return
+    await joined(context, chat_id, message, query, t, outcome, ready=ready, via_private=via_private)
+
+
+async def joined(
+    context: Ctx,
+    chat_id: int,
+    message: Message | None,
+    query: CallbackQuery | None,
+    t: Translator,
+    outcome: Outcome,
+    *,
+    ready: bool,
+    via_private: bool,
+) -> None:
+    """Tell the new player they are in; a press by one the bot cannot write to yet opens
+    the private chat in one tap instead (the /start there marks the player ready)."""
     if via_private:
         await reply(context, message, t._("✅ You are in the game. Go back to the group!"))
     elif not ready and query is not None:
-        # Open the private chat in one tap; the /start there marks the player ready.
-        link = r.deep_link(s.bot_username, r.join_payload(chat_id, outcome.table.gid))
+        link = r.deep_link(svc(context).bot_username, r.join_payload(chat_id, outcome.table.gid))
         await query.answer(url=link)
     else:
         text = answer_text(t, outcome.answer) or t._("You joined the game.")
         await answer(context, query, message, text, alert=False)
+
+
+async def join_refused(
+    context: Ctx,
+    chat_id: int,
+    user_id: int,
+    message: Message | None,
+    query: CallbackQuery | None,
+    t: Translator,
+    refusal: Refusal,
+    via_private: bool,
+) -> None:
+    """A refused join releases the binding it took (unless the user sits at the table
+    anyway) and says why; a join link opened twice just sends the player back."""
+    if refusal.code == "duplicate":
+        return  # the same press delivered twice: applied and answered once
+    table = await current_table(context, chat_id)
+    if table is None or table.player(user_id) is None:
+        await svc(context).store.release_players(chat_id, [user_id])  # only if bound here
+    if via_private and refusal.code == "joined":
+        await reply(context, message, t._("✅ You are in the game. Go back to the group!"))
+    else:
+        await refuse(context, query, message, t, refusal)
 
 
 async def cmd_join(update: Update, context: Ctx) -> None:
@@ -313,26 +343,8 @@ async def start_game(
         await refuse(context, query, message, t, refusal)
         return
     admin = as_group or (user.id != table.host and await s.is_admin(chat_id, user.id))
-    group = await s.store.get_group(chat_id)
-    options = {
-        "shuffle_seats": bool(group.get("shuffle_seats")),
-        "rebalanced": bool(group.get("rebalanced")),
-        "timer": preset_seconds(group.get("timers"), s.config.timers),
-        "board": board.chosen(group.get("board")),
-    }
-    seed = s.new_seed()
-    try:
-        outcome = await s.commit.run(
-            chat_id,
-            lambda tb: lobby.start(tb, user.id, admin, seed, options),
-            update_key=press_key(query),
-        )
-    except NoGame:
-        await answer(context, query, message, t._("There is no open game. /newgame opens one."))
-        return
-    except Refusal as refusal:
-        if refusal.code != "duplicate":
-            await refuse(context, query, message, t, refusal)
+    outcome = await commit_start(context, chat_id, user.id, admin, message, query, t)
+    if outcome is None:
         return
     if query is not None:
         await query.answer()
@@ -342,6 +354,46 @@ async def start_game(
         chat_id,
         len(outcome.table.players),
     )
+
+
+async def start_options(context: Ctx, chat_id: int) -> dict[str, object]:
+    """The group's settings that shape the game being started (read at the start only)."""
+    s = svc(context)
+    group = await s.store.get_group(chat_id)
+    return {
+        "shuffle_seats": bool(group.get("shuffle_seats")),
+        "rebalanced": bool(group.get("rebalanced")),
+        "timer": preset_seconds(group.get("timers"), s.config.timers),
+        "board": board.chosen(group.get("board")),
+    }
+
+
+async def commit_start(
+    context: Ctx,
+    chat_id: int,
+    user_id: int,
+    admin: bool,
+    message: Message | None,
+    query: CallbackQuery | None,
+    t: Translator,
+) -> Outcome | None:
+    """Start the game with the group's settings; None once a refusal was answered (or the
+    same press came twice)."""
+    s = svc(context)
+    options = await start_options(context, chat_id)
+    seed = s.new_seed()
+    try:
+        return await s.commit.run(
+            chat_id,
+            lambda tb: lobby.start(tb, user_id, admin, seed, options),
+            update_key=press_key(query),
+        )
+    except NoGame:
+        await answer(context, query, message, t._("There is no open game. /newgame opens one."))
+    except Refusal as refusal:
+        if refusal.code != "duplicate":
+            await refuse(context, query, message, t, refusal)
+    return None
 
 
 async def cmd_startgame(update: Update, context: Ctx) -> None:
