@@ -151,18 +151,10 @@ class Outbox:
                         continue  # something was posted or committed meanwhile
                     break
                 if choice is None:
-                    # At least a millisecond: a slot that frees a float's hair after "now"
-                    # would be due at once without the clock moving (asyncio treats timers
-                    # within its clock resolution as ready), a spin under a virtual clock.
-                    with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(state.wake.wait(), max(MIN_WAIT, wait or 0.0))
+                    await self._pause(state, wait or 0.0)
                     continue
                 try:
-                    if isinstance(choice, str):
-                        assert table is not None and record is not None
-                        await self._deliver_slot(chat_id, record, table, choice, state)
-                    else:
-                        await self._deliver_plain(chat_id, choice, state)
+                    await self._deliver(chat_id, record, table, choice, state)
                     outages = 0
                 except StoreError as exc:
                     # The store is down: what Telegram got is recorded again once it is back
@@ -179,11 +171,39 @@ class Outbox:
         except Exception:  # a worker must never die silently with work behind it
             log.exception("delivery worker for %s failed", chat_id)
         finally:
-            self._parsed.pop(chat_id, None)  # idle groups keep no parsed table
-            if state.task is asyncio.current_task():
-                state.task = None
-            if all(s.task is None or s.task.done() for s in self._chats.values()):
-                self._idle.set()
+            self._stopped(chat_id, state)
+
+    async def _pause(self, state: _Chat, wait: float) -> None:
+        """Wait for the pacer's window, or less if something is posted or committed.
+
+        At least a millisecond: a slot that frees a float's hair after "now" would be due
+        at once without the clock moving (asyncio treats timers within its clock resolution
+        as ready), a spin under a virtual clock."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(state.wake.wait(), max(MIN_WAIT, wait))
+
+    async def _deliver(
+        self,
+        chat_id: int,
+        record: GameRecord | None,
+        table: Table | None,
+        choice: str | tuple[str, Plain],
+        state: _Chat,
+    ) -> None:
+        """Send the chosen message: an owed slot (by its name) or a plain reply."""
+        if isinstance(choice, str):
+            assert table is not None and record is not None
+            await self._deliver_slot(chat_id, record, table, choice, state)
+        else:
+            await self._deliver_plain(chat_id, choice, state)
+
+    def _stopped(self, chat_id: int, state: _Chat) -> None:
+        """A worker ends: forget its parsed table; the outbox is idle once none runs."""
+        self._parsed.pop(chat_id, None)  # idle groups keep no parsed table
+        if state.task is asyncio.current_task():
+            state.task = None
+        if all(s.task is None or s.task.done() for s in self._chats.values()):
+            self._idle.set()
 
     def _table(self, record: GameRecord | None) -> Table | None:
         """The record's table, parsed once per version of the record's data (the worker
