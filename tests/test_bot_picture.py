@@ -196,7 +196,7 @@ async def test_unchanged_media_edit_and_a_deleted_board(bot: Bot) -> None:
     table = await bot.table(group)
     assert table is not None
     board_id = table.shown["board"]
-    bot.svc.outbox._content.clear()  # what a new process knows of the messages shown
+    bot.svc.outbox.sender.content.clear()  # what a new process knows of the messages shown
     await bot.svc.commit.run(group.id, table_lobby.redraw)  # as a language change does
     await bot.settle()
     refused = bot.fake.calls_to("editMessageMedia", group.id, ok=False)

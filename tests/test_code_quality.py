@@ -100,3 +100,57 @@ def test_the_cycle_check_finds_a_cycle(tmp_path: Path) -> None:
     assert cycle is not None and set(cycle) == {"shbot.a", "shbot.b"}
     (tmp_path / "shbot/b.py").write_text("import shbot.c\n")
     assert import_cycle(tmp_path) is None
+
+
+#: Modules allowed over MAX_MODULE_LINES: the rules engine, the two storage backends, and
+#: the test doubles of shbot/devtools (a fake Bot API is as big as what it imitates).
+LONG_MODULES = ("shbot/engine/game.py", "shbot/storage/sqlite.py", "shbot/storage/redis.py")
+MAX_MODULE_LINES = 400
+MAX_HANDLER_LINES = 40
+
+
+def long_modules(root: Path) -> dict[str, int]:
+    """Modules of ``root``/shbot over MAX_MODULE_LINES lines, outside the allowed ones."""
+    out = {}
+    for path in (root / "shbot").rglob("*.py"):
+        name = path.relative_to(root).as_posix()
+        if name in LONG_MODULES or name.startswith("shbot/devtools/"):
+            continue
+        lines = len(path.read_text(encoding="utf-8").splitlines())
+        if lines > MAX_MODULE_LINES:
+            out[name] = lines
+    return out
+
+
+def long_functions(folder: Path) -> dict[str, int]:
+    """Functions (nested ones too) of the modules in ``folder`` over MAX_HANDLER_LINES
+    lines, decorators not counted."""
+    out = {}
+    for path in sorted(folder.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                lines = (node.end_lineno or node.lineno) - node.lineno + 1
+                if lines > MAX_HANDLER_LINES:
+                    out[f"{path.name}:{node.name}"] = lines
+    return out
+
+
+def test_no_module_is_over_400_lines() -> None:
+    assert long_modules(ROOT) == {}
+
+
+def test_no_handler_function_is_over_40_lines() -> None:
+    assert long_functions(ROOT / "shbot/bot/handlers") == {}
+
+
+def test_the_size_checks_find_long_code(tmp_path: Path) -> None:
+    (tmp_path / "shbot/engine").mkdir(parents=True)
+    (tmp_path / "shbot/devtools").mkdir()
+    (tmp_path / "shbot/big.py").write_text("x = 1\n" * 401)
+    (tmp_path / "shbot/small.py").write_text("x = 1\n" * 400)
+    (tmp_path / "shbot/engine/game.py").write_text("x = 1\n" * 900)
+    (tmp_path / "shbot/devtools/fake.py").write_text("x = 1\n" * 900)
+    assert long_modules(tmp_path) == {"shbot/big.py": 401}
+    body = "    x = 1\n"
+    (tmp_path / "h.py").write_text(f"async def long():\n{body * 40}\n\ndef short():\n{body * 39}")
+    assert long_functions(tmp_path) == {"h.py:long": 41}

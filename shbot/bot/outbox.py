@@ -10,7 +10,8 @@ store. A crash at any point leaves the slot owed: the restarted bot delivers it 
 Handlers and timers never wait for any of this; no lock is held across a Bot API call.
 Failures have one answer each: a 429 pauses that chat, a network error retries with
 backoff, a group the bot lost ends its game, a migrated group moves it, a player who
-blocked the bot is reported to the group once.
+blocked the bot is reported to the group once. The Bot API call itself and the mapping of
+its errors to those answers live in :mod:`shbot.bot.sender`.
 """
 
 from __future__ import annotations
@@ -23,21 +24,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from telegram import InlineKeyboardMarkup
-from telegram.constants import ParseMode
-from telegram.error import (
-    BadRequest,
-    ChatMigrated,
-    Forbidden,
-    NetworkError,
-    RetryAfter,
-    TimedOut,
-)
 
 from shbot.storage import GameRecord, StoreError
 from shbot.table import Table
 
-from . import media
 from .pacer import Pacer
+from .sender import Dropped, Migrated, Retry, Sender, Unreachable
 from .slots import Rendered, priority, target
 
 if TYPE_CHECKING:
@@ -45,7 +37,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-MAX_ATTEMPTS = 6  # network errors on one message before it is given up
 STORE_RETRIES = 30  # store failures in a row before a worker pauses (about two minutes)
 MIN_WAIT = 0.001  # seconds a worker waits at least for the rate limiter (never spins)
 
@@ -86,8 +77,7 @@ class Outbox:
         self.mine: dict[int, set[tuple[str, int]]] = {}
         self._chats: dict[int, _Chat] = {}
         self._seq = 0
-        # What each message shows now, so an edit that would change nothing costs no call.
-        self._content: dict[tuple[int, int], tuple[str, object, bytes | None]] = {}
+        self.sender = Sender(bot, pacer, self._count)
         # The parsed table of each group's newest record (see _table); the data object is
         # kept with it, so its identity cannot be reused while cached.
         self._parsed: dict[int, tuple[dict[str, Any], Table]] = {}
@@ -161,18 +151,10 @@ class Outbox:
                         continue  # something was posted or committed meanwhile
                     break
                 if choice is None:
-                    # At least a millisecond: a slot that frees a float's hair after "now"
-                    # would be due at once without the clock moving (asyncio treats timers
-                    # within its clock resolution as ready), a spin under a virtual clock.
-                    with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(state.wake.wait(), max(MIN_WAIT, wait or 0.0))
+                    await self._pause(state, wait or 0.0)
                     continue
                 try:
-                    if isinstance(choice, str):
-                        assert table is not None and record is not None
-                        await self._deliver_slot(chat_id, record, table, choice, state)
-                    else:
-                        await self._deliver_plain(chat_id, choice, state)
+                    await self._deliver(chat_id, record, table, choice, state)
                     outages = 0
                 except StoreError as exc:
                     # The store is down: what Telegram got is recorded again once it is back
@@ -189,11 +171,39 @@ class Outbox:
         except Exception:  # a worker must never die silently with work behind it
             log.exception("delivery worker for %s failed", chat_id)
         finally:
-            self._parsed.pop(chat_id, None)  # idle groups keep no parsed table
-            if state.task is asyncio.current_task():
-                state.task = None
-            if all(s.task is None or s.task.done() for s in self._chats.values()):
-                self._idle.set()
+            self._stopped(chat_id, state)
+
+    async def _pause(self, state: _Chat, wait: float) -> None:
+        """Wait for the pacer's window, or less if something is posted or committed.
+
+        At least a millisecond: a slot that frees a float's hair after "now" would be due
+        at once without the clock moving (asyncio treats timers within its clock resolution
+        as ready), a spin under a virtual clock."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(state.wake.wait(), max(MIN_WAIT, wait))
+
+    async def _deliver(
+        self,
+        chat_id: int,
+        record: GameRecord | None,
+        table: Table | None,
+        choice: str | tuple[str, Plain],
+        state: _Chat,
+    ) -> None:
+        """Send the chosen message: an owed slot (by its name) or a plain reply."""
+        if isinstance(choice, str):
+            assert table is not None and record is not None
+            await self._deliver_slot(chat_id, record, table, choice, state)
+        else:
+            await self._deliver_plain(chat_id, choice, state)
+
+    def _stopped(self, chat_id: int, state: _Chat) -> None:
+        """A worker ends: forget its parsed table; the outbox is idle once none runs."""
+        self._parsed.pop(chat_id, None)  # idle groups keep no parsed table
+        if state.task is asyncio.current_task():
+            state.task = None
+        if all(s.task is None or s.task.done() for s in self._chats.values()):
+            self._idle.set()
 
     def _table(self, record: GameRecord | None) -> Table | None:
         """The record's table, parsed once per version of the record's data (the worker
@@ -261,20 +271,20 @@ class Outbox:
             await self._ack(chat_id, table.gid, slot, seq, None, keep=False)
             return
         try:
-            mid = await self._send(rendered, state)
-        except _Retry:
+            mid = await self.sender.send(rendered, state)
+        except Retry:
             return
-        except _Unreachable:
+        except Unreachable:
             await self._ack(chat_id, table.gid, slot, seq, None, keep=False)
             if rendered.chat_id == chat_id:
                 await self.svc.lost_group(chat_id)
             else:
                 await self.svc.unreachable(chat_id, rendered.chat_id)
             return
-        except _Migrated as moved:
+        except Migrated as moved:
             await self.svc.migrate(chat_id, moved.new_id)
             return
-        except _Dropped:
+        except Dropped:
             mid = None
         for attempt in range(1, STORE_RETRIES + 1):
             try:
@@ -292,10 +302,10 @@ class Outbox:
     async def _deliver_plain(self, chat_id: int, item: tuple[str, Plain], state: _Chat) -> None:
         key, plain = item
         rendered = Rendered(plain.chat_id, plain.text, plain.markup, plain.edit_id, False)
-        with contextlib.suppress(_Dropped, _Unreachable, _Migrated):
+        with contextlib.suppress(Dropped, Unreachable, Migrated):
             try:
-                await self._send(rendered, state)
-            except _Retry:
+                await self.sender.send(rendered, state)
+            except Retry:
                 return
         if state.plain.get(key) is plain:
             del state.plain[key]
@@ -316,89 +326,6 @@ class Outbox:
             await self.svc.store.update_group(chat_id, {"reply_calls": state.reply_calls})
         except StoreError:
             log.warning("could not store the reply times of %s", chat_id)
-
-    async def _send(self, m: Rendered, state: _Chat) -> int:
-        """One Bot API call; maps every failure to what the worker does next."""
-        try:
-            mid = await self._call(m)
-        except RetryAfter as exc:
-            delay = exc.retry_after
-            seconds = float(delay.total_seconds() if hasattr(delay, "total_seconds") else delay)
-            log.warning("Telegram asked to wait %.0f s before writing to %s", seconds, m.chat_id)
-            self.pacer.block(m.chat_id, seconds)
-            raise _Retry from exc
-        except ChatMigrated as exc:
-            raise _Migrated(int(exc.new_chat_id)) from exc
-        except Forbidden as exc:
-            log.info("chat %s does not accept messages from the bot", m.chat_id)
-            raise _Unreachable from exc
-        except (TimedOut, NetworkError) as exc:
-            if isinstance(exc, BadRequest):
-                return self._bad_request(m, exc)
-            state.attempts += 1
-            if state.attempts > MAX_ATTEMPTS:
-                log.error("giving up a message to %s after network errors: %s", m.chat_id, exc)
-                state.attempts = 0
-                raise _Dropped from exc
-            log.warning("network error delivering to %s: %s", m.chat_id, exc)
-            state.retry_at = self.pacer.clock() + min(30.0, 0.5 * 2**state.attempts)
-            raise _Retry from exc
-        state.attempts = 0
-        state.retry_at = 0.0
-        return mid
-
-    def _bad_request(self, m: Rendered, exc: BadRequest) -> int:
-        text = str(exc).lower()
-        if "chat not found" in text or "user not found" in text:
-            raise _Unreachable from exc
-        log.error("Telegram refused a message for %s: %s", m.chat_id, exc)
-        raise _Dropped from exc
-
-    async def _call(self, m: Rendered) -> int:
-        content = (m.text, m.markup.to_dict() if m.markup else None, media.digest(m.photo))
-        if m.edit_id is not None and self._content.get((m.chat_id, m.edit_id)) == content:
-            return m.edit_id
-        mid = await self._call_api(m)
-        if len(self._content) > 100_000:  # bounded: forgetting only costs a no-op edit
-            self._content.clear()
-        self._content[(m.chat_id, mid)] = content
-        return mid
-
-    async def _call_api(self, m: Rendered) -> int:
-        if m.photo is not None:  # the board picture: sendPhoto, editMessageMedia
-            return await media.deliver(self.bot, self.pacer, self._count, m)
-        if m.edit_id is not None:
-            self._count(m.chat_id)
-            try:
-                await self.bot.edit_message_text(
-                    chat_id=m.chat_id,
-                    message_id=m.edit_id,
-                    text=m.text,
-                    parse_mode=ParseMode.HTML,
-                    reply_markup=m.markup,
-                    disable_web_page_preview=True,
-                )
-                return m.edit_id
-            except BadRequest as exc:
-                text = str(exc).lower()
-                if "not modified" in text:
-                    return m.edit_id
-                if "chat not found" in text:  # the group is gone: no fallback send
-                    raise
-                if "not found" not in text and "can't be edited" not in text:
-                    raise
-                if self.pacer.ready_at(m.chat_id) > self.pacer.clock():
-                    raise RetryAfter(0) from exc  # send anew when the window allows
-        self._count(m.chat_id)
-        message = await self.bot.send_message(
-            chat_id=m.chat_id,
-            text=m.text,
-            parse_mode=ParseMode.HTML,
-            reply_markup=m.markup,
-            disable_web_page_preview=True,
-            disable_notification=not m.notify,
-        )
-        return int(message.message_id)
 
     def _count(self, chat_id: int) -> None:
         at = self.pacer.take(chat_id)
@@ -460,21 +387,3 @@ class Outbox:
 def _shown(record: GameRecord, slot: str) -> int | None:
     mid = record.data.get("shown", {}).get(slot)
     return int(mid) if mid is not None else None
-
-
-class _Retry(Exception):
-    """Try this message again later (the worker loops)."""
-
-
-class _Dropped(Exception):
-    """Give this message up (Telegram refused it for good)."""
-
-
-class _Unreachable(Exception):
-    """The chat does not take messages from the bot (blocked, kicked, not found)."""
-
-
-class _Migrated(Exception):
-    def __init__(self, new_id: int) -> None:
-        super().__init__(new_id)
-        self.new_id = new_id

@@ -168,14 +168,7 @@ class Services:
                 ("lobby",) if table.game is None else ("board", f"round:{table.game.round}")
             ):
                 table.owe(slot)
-            moved = True
-            try:
-                await self.store.create_game(new_id, record.status, table.to_dict())
-            except GameExists:  # moved before a crash, or the new chat has a game of its own
-                existing = await self.store.get_game(new_id)
-                moved = existing is not None and existing.data.get("gid") == table.gid
-                if not moved:
-                    log.warning("%s migrated to %s, which has a game: ours ends", old_id, new_id)
+            moved = await self._create_moved(old_id, new_id, record, table)
             try:  # the old chat takes no message any more: its copy goes in any case
                 await self.store.delete_game(old_id, record.version)
             except StoreError:
@@ -191,6 +184,20 @@ class Services:
         self.outbox.committed(new_id, await self.store.get_game(new_id))
         if self.commit.after is not None:
             await self.commit.after(new_id, Outcome(table))  # the deadline, in the new chat
+
+    async def _create_moved(
+        self, old_id: int, new_id: int, record: GameRecord, table: Table
+    ) -> bool:
+        """Save the migrated game under the new id; False if the new chat has a game of
+        its own (ours then ends). A game moved before a crash counts as moved."""
+        try:
+            await self.store.create_game(new_id, record.status, table.to_dict())
+        except GameExists:
+            existing = await self.store.get_game(new_id)
+            if existing is None or existing.data.get("gid") != table.gid:
+                log.warning("%s migrated to %s, which has a game: ours ends", old_id, new_id)
+                return False
+        return True
 
     async def _move_settings(self, old_id: int, new_id: int) -> None:
         """The old group's settings, under any the new chat has already."""
@@ -219,25 +226,9 @@ class Services:
             chat_id = next(
                 (c for c, rec in self.outbox.records.items() if rec.data.get("gid") == gid), None
             )
-        if chat_id is not None:
-            record = await self.store.get_game(chat_id)
-            if record is not None and record.data.get("gid") == gid:
-                return  # it is there (ending): not lost
-            cached = self.outbox.records.get(chat_id)
-            if cached is not None and cached.data.get("gid") == gid:
-                self.outbox.records.pop(chat_id, None)  # a copy of what the store lost
-            if any(g.data.get("gid") == gid for g in await self.store.finished_games(chat_id)):
-                return  # it ended and was archived: the usual answer says it all
-        if isinstance(message, Message) and message.text and message.reply_markup is not None:
-            self.outbox.post(
-                message.chat.id,
-                message.text_html,
-                edit_id=message.message_id,
-                key=f"unbutton:{message.message_id}",
-            )
-        elif isinstance(message, Message) and message.photo and message.reply_markup is not None:
-            with contextlib.suppress(TelegramError):  # the board picture: only its buttons go
-                await self.bot.edit_message_reply_markup(message.chat.id, message.message_id)
+        if chat_id is not None and not await self._store_lost(chat_id, gid):
+            return
+        await self._unbutton_pressed(message)
         if chat_id is not None and await self.store.first_seen(f"lost:{chat_id}:{gid}", LOST_TTL):
             log.warning("game %s of chat %s is not in the store any more: lost", gid, chat_id)
             await self._unbutton(chat_id, gid, last_known, message)
@@ -247,6 +238,33 @@ class Services:
                 "/newgame opens a new one."
             )
             self.outbox.post(chat_id, text, key=f"lost:{gid}")
+
+    async def _store_lost(self, chat_id: int, gid: str) -> bool:
+        """Game ``gid`` of the group is neither in the store (ending) nor archived: the
+        store lost it. A cached copy of it is forgotten."""
+        record = await self.store.get_game(chat_id)
+        if record is not None and record.data.get("gid") == gid:
+            return False  # it is there (ending): not lost
+        cached = self.outbox.records.get(chat_id)
+        if cached is not None and cached.data.get("gid") == gid:
+            self.outbox.records.pop(chat_id, None)  # a copy of what the store lost
+        # Ended and archived: the usual answer says it all.
+        return not any(g.data.get("gid") == gid for g in await self.store.finished_games(chat_id))
+
+    async def _unbutton_pressed(self, message: MaybeInaccessibleMessage | None) -> None:
+        """The pressed message of a lost game loses its buttons (a photo keeps its caption)."""
+        if not isinstance(message, Message) or message.reply_markup is None:
+            return
+        if message.text:
+            self.outbox.post(
+                message.chat.id,
+                message.text_html,
+                edit_id=message.message_id,
+                key=f"unbutton:{message.message_id}",
+            )
+        elif message.photo:
+            with contextlib.suppress(TelegramError):  # the board picture: only its buttons go
+                await self.bot.edit_message_reply_markup(message.chat.id, message.message_id)
 
     async def _unbutton(
         self,

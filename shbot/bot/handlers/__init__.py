@@ -26,8 +26,9 @@ from .info import (
     rules_keyboard,
     welcome_text,
 )
-from .lobby import cmd_join, cmd_leave, cmd_newgame, cmd_start, cmd_startgame, on_lobby_press
+from .lobby import cmd_join, cmd_leave, cmd_newgame, cmd_startgame, on_lobby_press
 from .play import on_game_press, on_my_role
+from .private_start import cmd_start
 
 __all__ = [
     "Ctx",

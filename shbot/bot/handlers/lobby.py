@@ -1,16 +1,15 @@
-"""Lobby: /newgame, join, leave, start, and the private /start that makes a player reachable."""
+"""Lobby: /newgame, join, leave and start (the private /start is in ``private_start``)."""
 
 from __future__ import annotations
 
 import logging
-import re
 
-from telegram import CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, Message, Update
+from telegram import CallbackQuery, Message, Update
 from telegram import User as TgUser
 
-from shbot.i18n import Translator, normalize
+from shbot.i18n import Translator
 from shbot.storage import GameExists, NoGame
-from shbot.table import PRIVATE_PHASES, Refusal, Table, board, lobby, prompt_seat
+from shbot.table import Refusal, board, lobby
 from shbot.table.outcome import Outcome
 
 from .. import callbacks as cb
@@ -22,7 +21,6 @@ from .common import (
     answer,
     current_table,
     group_only,
-    is_group,
     is_person,
     player_from,
     posts_as_group,
@@ -30,109 +28,13 @@ from .common import (
     reply,
     svc,
 )
-from .info import welcome_text
-from .mylog import send_mylog
-from .seats import offer_seat_back
 
 log = logging.getLogger(__name__)
-MAX_CHAT_ID = 10**15  # Telegram chat ids fit in 52 bits; anything longer is forged
-# What render.join_payload makes: j, the group id (m for its minus sign), _, the game id.
-_JOIN_PAYLOAD = re.compile(r"j(m?[0-9]{1,16})_([a-z0-9]{4,12})")
 
 
 def press_key(query: CallbackQuery | None) -> str | None:
     """The key that recognises a press delivered twice (it rides in the commit's write)."""
     return f"cq:{query.id}" if query is not None else None
-
-
-def parse_join_payload(payload: str) -> tuple[int, str] | None:
-    """The group and game a "join" deep link names; None for anything else (no int() of
-    an unbounded or non-ASCII number: forged payloads cost nothing)."""
-    m = _JOIN_PAYLOAD.fullmatch(payload) if len(payload) <= 64 else None
-    if m is None:
-        return None
-    chat_id = int(m.group(1).replace("m", "-"))
-    return (chat_id, m.group(2)) if chat_id < 0 and abs(chat_id) < MAX_CHAT_ID else None
-
-
-async def cmd_start(update: Update, context: Ctx) -> None:
-    s = svc(context)
-    user, chat, message = update.effective_user, update.effective_chat, update.effective_message
-    if user is None or chat is None:
-        return
-    if is_group(chat):
-        from .info import cmd_help
-
-        await cmd_help(update, context)
-        return
-    await s.store.update_user(user.id, {"dm": True, "tg_lang": normalize(user.language_code)})
-    t = await s.t_user(user)
-    payload = context.args[0] if context.args else ""
-    if payload == "mylog" and await send_mylog(context, user):
-        return
-    target = parse_join_payload(payload)
-    if target is not None:
-        await join_lobby(context, target[0], user, message, t, gid=target[1], via_private=True)
-        return
-    group_id = await s.store.player_chat(user.id)
-    if group_id is not None and await mark_ready(context, group_id, user.id):
-        await reply(context, message, t._("✅ You are in the game. Go back to the group!"))
-        return
-    if group_id is not None and await resend_prompt(context, group_id, user.id):
-        return
-    if group_id is not None and await offer_seat_back(context, group_id, user.id):
-        return
-    add = (
-        InlineKeyboardMarkup(
-            [
-                [
-                    InlineKeyboardButton(
-                        t._("➕ Add me to a group"),
-                        url=f"https://t.me/{s.bot_username}?startgroup=true",
-                    )
-                ]
-            ]
-        )
-        if s.bot_username
-        else None
-    )
-    await reply(context, message, welcome_text(t), add)
-
-
-async def mark_ready(context: Ctx, chat_id: int, user_id: int) -> bool:
-    """Mark a lobby player reachable in private; False if they are not waiting in a lobby."""
-    table = await current_table(context, chat_id)
-    if table is None or table.game is not None:
-        return False  # in a running game every player is reachable already: write nothing
-    try:
-        await svc(context).commit.run(chat_id, lambda tb: lobby.ready(tb, user_id))
-    except (NoGame, Refusal):
-        return False
-    return True
-
-
-async def resend_prompt(context: Ctx, chat_id: int, user_id: int) -> bool:
-    """Send the current private prompt again if it belongs to ``user_id`` (they had blocked
-    the bot, or lost the message)."""
-    table = await current_table(context, chat_id)
-    game = table.game if table is not None else None
-    if table is None or game is None or game.is_over or game.phase not in PRIVATE_PHASES:
-        return False
-    seat = prompt_seat(game)
-    if table.at(seat).id != user_id:
-        return False
-
-    def again(tb: Table) -> Outcome:
-        if tb.step != table.step:
-            raise Refusal("step_over")
-        tb.owe(f"prompt:{tb.step}", user_id, {"seat": seat, "new": True})
-        return Outcome(tb)
-
-    try:
-        await svc(context).commit.run(chat_id, again)
-    except (NoGame, Refusal):
-        return False
-    return True
 
 
 async def cmd_newgame(update: Update, context: Ctx) -> None:
@@ -223,25 +125,55 @@ async def join_lobby(
         await answer(context, query, message, t._("There is no open game. /newgame opens one."))
         return
     except Refusal as refusal:
-        if refusal.code == "duplicate":
-            return  # the same press delivered twice: applied and answered once
-        table = await current_table(context, chat_id)
-        if table is None or table.player(user.id) is None:
-            await s.store.release_players(chat_id, [user.id])  # only if bound to chat_id
-        if via_private and refusal.code == "joined":
-            await reply(context, message, t._("✅ You are in the game. Go back to the group!"))
-        else:
-            await refuse(context, query, message, t, refusal)
+        await join_refused(context, chat_id, user.id, message, query, t, refusal, via_private)
         return
+    await joined(context, chat_id, message, query, t, outcome, ready=ready, via_private=via_private)
+
+
+async def joined(
+    context: Ctx,
+    chat_id: int,
+    message: Message | None,
+    query: CallbackQuery | None,
+    t: Translator,
+    outcome: Outcome,
+    *,
+    ready: bool,
+    via_private: bool,
+) -> None:
+    """Tell the new player they are in; a press by one the bot cannot write to yet opens
+    the private chat in one tap instead (the /start there marks the player ready)."""
     if via_private:
         await reply(context, message, t._("✅ You are in the game. Go back to the group!"))
     elif not ready and query is not None:
-        # Open the private chat in one tap; the /start there marks the player ready.
-        link = r.deep_link(s.bot_username, r.join_payload(chat_id, outcome.table.gid))
+        link = r.deep_link(svc(context).bot_username, r.join_payload(chat_id, outcome.table.gid))
         await query.answer(url=link)
     else:
         text = answer_text(t, outcome.answer) or t._("You joined the game.")
         await answer(context, query, message, text, alert=False)
+
+
+async def join_refused(
+    context: Ctx,
+    chat_id: int,
+    user_id: int,
+    message: Message | None,
+    query: CallbackQuery | None,
+    t: Translator,
+    refusal: Refusal,
+    via_private: bool,
+) -> None:
+    """A refused join releases the binding it took (unless the user sits at the table
+    anyway) and says why; a join link opened twice just sends the player back."""
+    if refusal.code == "duplicate":
+        return  # the same press delivered twice: applied and answered once
+    table = await current_table(context, chat_id)
+    if table is None or table.player(user_id) is None:
+        await svc(context).store.release_players(chat_id, [user_id])  # only if bound here
+    if via_private and refusal.code == "joined":
+        await reply(context, message, t._("✅ You are in the game. Go back to the group!"))
+    else:
+        await refuse(context, query, message, t, refusal)
 
 
 async def cmd_join(update: Update, context: Ctx) -> None:
@@ -316,26 +248,8 @@ async def start_game(
         await refuse(context, query, message, t, refusal)
         return
     admin = as_group or (user.id != table.host and await s.is_admin(chat_id, user.id))
-    group = await s.store.get_group(chat_id)
-    options = {
-        "shuffle_seats": bool(group.get("shuffle_seats")),
-        "rebalanced": bool(group.get("rebalanced")),
-        "timer": preset_seconds(group.get("timers"), s.config.timers),
-        "board": board.chosen(group.get("board")),
-    }
-    seed = s.new_seed()
-    try:
-        outcome = await s.commit.run(
-            chat_id,
-            lambda tb: lobby.start(tb, user.id, admin, seed, options),
-            update_key=press_key(query),
-        )
-    except NoGame:
-        await answer(context, query, message, t._("There is no open game. /newgame opens one."))
-        return
-    except Refusal as refusal:
-        if refusal.code != "duplicate":
-            await refuse(context, query, message, t, refusal)
+    outcome = await commit_start(context, chat_id, user.id, admin, message, query, t)
+    if outcome is None:
         return
     if query is not None:
         await query.answer()
@@ -345,6 +259,46 @@ async def start_game(
         chat_id,
         len(outcome.table.players),
     )
+
+
+async def start_options(context: Ctx, chat_id: int) -> dict[str, object]:
+    """The group's settings that shape the game being started (read at the start only)."""
+    s = svc(context)
+    group = await s.store.get_group(chat_id)
+    return {
+        "shuffle_seats": bool(group.get("shuffle_seats")),
+        "rebalanced": bool(group.get("rebalanced")),
+        "timer": preset_seconds(group.get("timers"), s.config.timers),
+        "board": board.chosen(group.get("board")),
+    }
+
+
+async def commit_start(
+    context: Ctx,
+    chat_id: int,
+    user_id: int,
+    admin: bool,
+    message: Message | None,
+    query: CallbackQuery | None,
+    t: Translator,
+) -> Outcome | None:
+    """Start the game with the group's settings; None once a refusal was answered (or the
+    same press came twice)."""
+    s = svc(context)
+    options = await start_options(context, chat_id)
+    seed = s.new_seed()
+    try:
+        return await s.commit.run(
+            chat_id,
+            lambda tb: lobby.start(tb, user_id, admin, seed, options),
+            update_key=press_key(query),
+        )
+    except NoGame:
+        await answer(context, query, message, t._("There is no open game. /newgame opens one."))
+    except Refusal as refusal:
+        if refusal.code != "duplicate":
+            await refuse(context, query, message, t, refusal)
+    return None
 
 
 async def cmd_startgame(update: Update, context: Ctx) -> None:
