@@ -14,7 +14,7 @@ import asyncio
 import hashlib
 import html
 import re
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -118,7 +118,9 @@ def digest(photo: bytes | None) -> bytes | None:
     return None if photo is None else hashlib.blake2b(photo, digest_size=12).digest()
 
 
-async def deliver(bot: Any, pacer: Pacer, count: Callable[[int], None], m: Rendered) -> int:
+async def deliver(
+    raw: Callable[..., Awaitable[Any]], pacer: Pacer, count: Callable[[int], None], m: Rendered
+) -> int:
     """Send the board photo, or edit the kept one in place (image and caption)."""
     assert m.photo is not None
     if m.edit_id is not None:
@@ -127,8 +129,12 @@ async def deliver(bot: Any, pacer: Pacer, count: Callable[[int], None], m: Rende
             _file(m.photo, attach=True), caption=m.text, parse_mode=ParseMode.HTML
         )
         try:
-            await bot.edit_message_media(
-                media=media, chat_id=m.chat_id, message_id=m.edit_id, reply_markup=m.markup
+            await raw(
+                "editMessageMedia",
+                media=media,
+                chat_id=m.chat_id,
+                message_id=m.edit_id,
+                reply_markup=m.markup,
             )
             return m.edit_id
         except BadRequest as exc:
@@ -140,7 +146,8 @@ async def deliver(bot: Any, pacer: Pacer, count: Callable[[int], None], m: Rende
             if pacer.ready_at(m.chat_id) > pacer.clock():
                 raise RetryAfter(0) from exc  # send anew when the window allows
     count(m.chat_id)
-    message = await bot.send_photo(
+    message = await raw(
+        "sendPhoto",
         chat_id=m.chat_id,
         photo=_file(m.photo),
         caption=m.text,
@@ -148,7 +155,7 @@ async def deliver(bot: Any, pacer: Pacer, count: Callable[[int], None], m: Rende
         reply_markup=m.markup,
         disable_notification=not m.notify,
     )
-    return int(message.message_id)
+    return int(message["message_id"])
 
 
 def _file(photo: bytes, *, attach: bool = False) -> InputFile:
