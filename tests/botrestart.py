@@ -18,6 +18,7 @@ import contextlib
 import itertools
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -98,7 +99,7 @@ class Restarts:
 def blackhole(bot: Bot) -> None:
     """From now on nothing the bot queues reaches Telegram (until the next restart)."""
 
-    def drop(chat_id: int, record: GameRecord | None, *, after_seq: int = -1) -> None:
+    def drop(chat_id: int, record: GameRecord | None, **_: Any) -> None:
         return None
 
     bot.svc.outbox.committed = drop  # type: ignore[method-assign]

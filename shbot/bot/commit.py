@@ -81,7 +81,7 @@ class Commit:
                 except VersionConflict:
                     fresh = True
                     continue
-                self.outbox.committed(chat_id, saved, after_seq=seq)
+                self.outbox.committed(chat_id, saved, after_seq=seq, table=table)
                 break
             else:
                 raise VersionConflict(f"chat {chat_id}: too many concurrent changes")

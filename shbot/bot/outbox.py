@@ -87,13 +87,23 @@ class Outbox:
 
     # ------------------------------------------------------------------ producers
 
-    def committed(self, chat_id: int, record: GameRecord | None, *, after_seq: int = -1) -> None:
+    def committed(
+        self,
+        chat_id: int,
+        record: GameRecord | None,
+        *,
+        after_seq: int = -1,
+        table: Table | None = None,
+    ) -> None:
         """A change of the group's game was saved: deliver what it owes (the entries owed
-        after ``after_seq``: by this change; -1: everything, as after a restart)."""
+        after ``after_seq``: by this change; -1: everything, as after a restart). ``table``
+        is the record's table already built (the worker only reads it): not parsed again."""
         if record is None:
             self.records.pop(chat_id, None)
         else:
             self.records[chat_id] = record
+            if table is not None:
+                self._parsed[chat_id] = (record.data, table)
             mine = self.mine.setdefault(chat_id, set())
             for slot, entry in record.data.get("owed", {}).items():
                 if entry[0] > after_seq:

@@ -82,8 +82,10 @@ def _prefix(chat_id: int) -> str:
 
 def arm(app: AnyApp, chat_id: int, table: Table) -> None:
     """One job per computer seat the current step waits for (none twice)."""
-    if app.job_queue is None:
-        return
+    if app.job_queue is None or not (
+        table.standins or any(seats.is_computer(p) for p in table.players)
+    ):
+        return  # no computer at this table: nothing to arm (the common case, every press)
     pace = bench(app).pace
     for seat in seats.pending(table):
         name = f"{_prefix(chat_id)}{table.gid}:{table.step}:{seat}"
