@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 import shbot
-from shbot import bench, bench_picture  # noqa: F401 (bench_picture registers a bench)
+from shbot import bench
 from shbot.bot.config import environment_help
 from shbot.engine import Event
 from shbot.i18n import LANGUAGES, CatalogError, check_catalogs

@@ -9,7 +9,7 @@ import io
 import pytest
 from PIL import Image
 
-from shbot.bench_picture import board_views
+from shbot.bench.picture import board_views
 from shbot.bot import media
 from shbot.bot import render as r
 from shbot.bot.render import picture

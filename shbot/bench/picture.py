@@ -16,7 +16,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from shbot.bench import register
+from shbot.bench.registry import register
 from shbot.engine import Game
 from shbot.players import default_action
 
