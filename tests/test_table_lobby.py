@@ -231,7 +231,6 @@ def test_a_refused_lobby_change_leaves_player_objects_alone() -> None:
     assert table.players == [Player(1, "A")]
 
 
-@pytest.mark.xfail(strict=True, reason="ready() accepts a cancelled lobby and owes it again")
 def test_ready_on_a_cancelled_lobby_is_refused() -> None:
     table = lobby(3, ready=False)
     cancel(table, None, "P0")

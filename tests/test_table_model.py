@@ -188,19 +188,14 @@ def test_a_long_name_is_cut_to_max_name() -> None:
     assert len(emoji) == MAX_NAME and emoji.encode("utf-8").decode("utf-8") == emoji
 
 
-@pytest.mark.xfail(strict=True, reason="clean_name deletes \\n and \\t instead of making a space")
 def test_whitespace_controls_separate_words() -> None:
     assert clean_name("Anna\nMaria\tRosa", "f") == "Anna Maria Rosa"
 
 
-@pytest.mark.xfail(strict=True, reason="a name of only zero-width joiners is kept: invisible")
 def test_a_name_of_only_joiners_falls_back() -> None:
     assert clean_name("\u200d\u200d", "Player 1") == "Player 1"
 
 
-@pytest.mark.xfail(
-    strict=True, reason="names() numbers only exact duplicates: 'Ann #1' can be taken twice"
-)
 def test_names_stay_unique_when_a_name_looks_numbered() -> None:
     people = [Player(1, "Ann"), Player(2, "Ann"), Player(3, "Ann #1")]
     names = Table(gid="g", host=1, created=0.0, players=people).names()

@@ -99,10 +99,6 @@ def test_an_illegal_move_in_turn_is_refused_with_the_engines_reason() -> None:
     assert refusal.params["reason"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="play() forgets the presser's missed deadlines before the engine refuses the move",
-)
 def test_an_illegal_move_keeps_the_missed_deadlines() -> None:
     table = scripted()
     table.missed["100"] = 1

@@ -69,7 +69,7 @@ def leave(table: Table, user_id: int) -> Outcome:
 def ready(table: Table, user_id: int) -> Outcome:
     """A lobby player opened the private chat: mark them reachable."""
     player = table.player(user_id)
-    if player is None or player.ready or table.game is not None:
+    if player is None or player.ready or table.game is not None or table.ending:
         raise Refusal("nothing", alert=False)
     player.ready = True
     table.owe("lobby")

@@ -39,15 +39,18 @@ def clean_name(raw: str | None, fallback: str) -> str:
     """A display name safe to show anywhere: no control or bidi characters, at most 32
     characters (grapheme-naive but never splitting a surrogate), never empty."""
     text = "".join(
-        ch
+        " " if ch.isspace() else ch  # a newline or tab still separates two words
         for ch in (raw or "")
         if (ch not in _BIDI and unicodedata.category(ch) not in ("Cc", "Cf"))
         or ch == "\u200d"  # keep zero-width joiners: they hold emoji sequences together
+        or ch.isspace()
     )
     text = " ".join(text.split())
     if len(text) > MAX_NAME:
         text = text[: MAX_NAME - 1].rstrip() + "…"
-    return text or fallback
+    if not text.replace("\u200d", "").strip():
+        return fallback  # nothing visible: joiners alone would show a blank name
+    return text
 
 
 def new_game_id() -> str:
@@ -194,10 +197,9 @@ class Table:
     def names(self) -> list[str]:
         """Display names by seat (join order in the lobby), made unique with a number."""
         people = [self.at(s) for s in range(self.game.n)] if self.game else self.players
-        base = [p.name for p in people]
-        out = []
-        for i, name in enumerate(base):
-            out.append(f"{name} #{i + 1}" if base.count(name) > 1 else name)
+        out = [p.name for p in people]
+        while len(set(out)) < len(out):  # again if "Ann #1" was someone's own name
+            out = [f"{n} #{i + 1}" if out.count(n) > 1 else n for i, n in enumerate(out)]
         return out
 
     def key(self, name: str) -> str:

@@ -79,8 +79,8 @@ def play(table: Table, seat: int, action: Action) -> Outcome:
         isinstance(action, Vote) and game.phase is Phase.VOTE and game.alive[seat]
     ):
         raise Refusal("not_turn", seat=prompt_seat(game))
-    table.missed.pop(str(table.at(seat).id), None)
     outcome = advance(table, action)
+    table.missed.pop(str(table.at(seat).id), None)  # they are here (only once it counted)
     if isinstance(action, Vote):
         outcome.answer = "vote_ja" if action.ja else "vote_nein"
     return outcome
