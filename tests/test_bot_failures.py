@@ -139,6 +139,10 @@ async def test_a_group_upgraded_to_a_supergroup_takes_its_game_along(
         turn = await play_until(bot, group, users, strategy, second_round_vote)
         before = await bot.table(group)
         assert before is not None and before.game is not None
+        # An earlier game of this group, in its statistics and /history.
+        earlier = {"game_id": "earlier1", "winner": "liberal", "condition": "five_liberal"}
+        players = [{"user_id": users[0].id, "name": "A", "role": "liberal", "won": True}]
+        await store.record_result(group.id, {**earlier, "players": players})
         new_id = new_group_id()
         new, service = bot.fake.migrate_chat(group.id, new_id, users[0].to_dict())
         mark = len(bot.fake.calls)
@@ -179,7 +183,11 @@ async def test_a_group_upgraded_to_a_supergroup_takes_its_game_along(
         await check_finished(bot, played)
         check_group_keeps_secrets(bot.fake, new.id)
         no_secret_in(bot, group.id)
-        assert (await store.group_stats(new.id))["games"] == 1
+        # Statistics moved along (the earlier game and this one), none left behind; /mylog
+        # finds the game under the new id.
+        assert (await store.group_stats(new.id))["games"] == 2
+        assert (await store.group_stats(group.id))["games"] == 0
+        assert (await store.get_user(users[1].id)).get("last_game") == [new.id, before.gid]
         assert not calls_after(bot, group.id, mark, ok=True)
         check_calls_valid(bot.fake, allowed_failures=1 if how == "refused_send" else 0)
         h.assert_no_errors()

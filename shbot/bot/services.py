@@ -178,6 +178,8 @@ class Services:
             if moved:
                 for uid in players:
                     await self.store.claim_player(uid, new_id)
+                    if uid > 0:  # /mylog finds the game under its new chat id
+                        await self.store.update_user(uid, {"last_game": [new_id, table.gid]})
         if not moved:
             return
         log.info("chat %s migrated to %s: game %s moved", old_id, new_id, table.gid)

@@ -30,7 +30,8 @@ async def remember_game(store: Store, chat_id: int, table: Table) -> None:
     only means /mylog finds the game while it runs, not after its end."""
     try:
         for player in table.players:
-            await store.update_user(player.id, {"last_game": [chat_id, table.gid]})
+            if player.id > 0:  # computer players read no /mylog
+                await store.update_user(player.id, {"last_game": [chat_id, table.gid]})
     except StoreError:
         log.warning("could not remember game %s for /mylog", table.gid)
 
