@@ -279,3 +279,18 @@ def test_advance_with_events_already_produced_narrates_the_change() -> None:
     out = advance(table, None, events)
     assert game_of(table).phase is Phase.PRESIDENT_DISCARD
     assert out.step_changed and table.step == 3 and "prompt:3" in table.owed
+
+
+def test_a_cancelled_game_closes_its_unanswered_claim_prompts() -> None:
+    """A session opens claim prompts; cancelling the game owes them again, so that their
+    buttons go (the renderer shows them without buttons once the table is ending)."""
+    table = scripted()
+    fascist_round(table)
+    sights = table.talk["sights"]
+    assert sights, "a session opens claim prompts"
+    for k in sights:
+        table.owed.pop(f"claim:{k}", None)  # delivered
+    cancel(table, table.gid, "Host")
+    owed = {s for s in table.owed if s.startswith("claim:")}
+    assert owed == {f"claim:{k}" for k in sights}
+    assert all(table.owed[f"claim:{k}"][1] == uid(table, int(v[0])) for k, v in sights.items())

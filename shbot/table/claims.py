@@ -87,11 +87,18 @@ def observe(before: Table, table: Table, outcome: Outcome) -> None:
     payload = closed[2] if closed and bgame.round != game.round else None
     if payload and payload.get("closed") and kept(table, bgame.round):
         _part(table, "logs")[str(bgame.round)] = payload["log"]
-    if game.is_over:  # unanswered prompts lose their buttons; no round is edited again
-        table.talk.pop("logs", None)
-        for k in _part(table, "sights"):
-            if k not in _part(table, "claims"):
-                table.owe(f"claim:{k}", table.at(_part(table, "sights")[k][0]).id)
+    if game.is_over:
+        close_prompts(table)
+
+
+def close_prompts(table: Table) -> None:
+    """The game ended (or was cancelled): unanswered claim prompts lose their buttons, and
+    no round message is edited again."""
+    table.talk.pop("logs", None)
+    sights_, said = table.talk.get("sights", {}), table.talk.get("claims", {})
+    for k, sight in sights_.items():
+        if k not in said:
+            table.owe(f"claim:{k}", table.at(int(sight[0])).id)
 
 
 def _start(table: Table) -> dict[str, Any]:

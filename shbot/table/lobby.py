@@ -13,7 +13,7 @@ from typing import Any
 from shbot.engine import BadSetup, Game, Kind
 from shbot.table.model import Player, Table, new_game_id
 
-from . import knowledge
+from . import claims, knowledge
 from .outcome import Outcome, Refusal
 
 MIN_PLAYERS, MAX_PLAYERS = 5, 10
@@ -132,6 +132,7 @@ def cancel(table: Table, gid: str | None, canceller: str) -> Outcome:
     else:
         table.owe("board")
         table.owe(f"round:{table.game.round}")
+        claims.close_prompts(table)
     return Outcome(table, ended=True, release=[p.id for p in table.players])
 
 
