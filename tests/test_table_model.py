@@ -200,3 +200,10 @@ def test_names_stay_unique_when_a_name_looks_numbered() -> None:
     people = [Player(1, "Ann"), Player(2, "Ann"), Player(3, "Ann #1")]
     names = Table(gid="g", host=1, created=0.0, players=people).names()
     assert len(set(names)) == 3, names
+
+
+def test_a_lone_surrogate_in_a_name_is_dropped() -> None:
+    """A forged update can carry "\\ud800" (valid JSON, not valid UTF-8): the stored game
+    must still encode, so the name keeps only real characters."""
+    assert clean_name("A\ud800B", "f") == "AB"
+    assert clean_name("\udfff", "Player 1") == "Player 1"

@@ -32,7 +32,7 @@ FSI, PDI = "\u2068", "\u2069"
 def _shown(ch: str) -> bool:
     if ch == "\u200d":  # zero-width joiners hold emoji sequences together
         return True
-    return ch not in _BIDI and unicodedata.category(ch) not in ("Cc", "Cf")
+    return ch not in _BIDI and unicodedata.category(ch) not in ("Cc", "Cf", "Cs")
 
 
 def clean_name(raw: str | None, fallback: str) -> str:
@@ -41,7 +41,7 @@ def clean_name(raw: str | None, fallback: str) -> str:
     text = "".join(
         " " if ch.isspace() else ch  # a newline or tab still separates two words
         for ch in (raw or "")
-        if (ch not in _BIDI and unicodedata.category(ch) not in ("Cc", "Cf"))
+        if (ch not in _BIDI and unicodedata.category(ch) not in ("Cc", "Cf", "Cs"))
         or ch == "\u200d"  # keep zero-width joiners: they hold emoji sequences together
         or ch.isspace()
     )
