@@ -42,6 +42,9 @@ async def test_a_practice_game_in_french_to_its_end(store: Store) -> None:
             if message.text.startswith(("👁", "🎩", "👔")):
                 raise AssertionError(f"an unmarked private message: {message.text!r}")
         check_calls_valid(bot.fake)
+        # Practice is no record: neither the person's statistics nor any group's count it.
+        assert (await store.user_stats(user.id))["games"] == 0
+        assert (await store.group_stats(user.id))["games"] == 0
         # The person can play again once it ended.
         await bot.h.command(user, user, "/practice 5")
         await bot.settle()

@@ -154,7 +154,7 @@ class Commit:
         # idempotent, so a crash in between only repeats them (the restart finalizes the
         # game again); the other way round it would lose them for good.
         result = seats.human_result(table.result()) if finished else None
-        if result is not None:
+        if result is not None and chat_id < 0:  # a /practice game (a private chat) is no record
             await self.store.record_result(chat_id, result)
         await self.store.release_players(chat_id, [p.id for p in table.players])
         try:
