@@ -11,46 +11,15 @@ from collections.abc import Sequence
 from typing import Any
 
 from shbot import transcript
-from shbot.engine import FASCIST, LIBERAL, Kind
+from shbot.engine import Kind
 from shbot.i18n import Translator, esc
 from shbot.table import FSI, PDI, Table
 from shbot.table.knowledge import Fact, events, knowledge, read
 
-from .common import MAX_TEXT, name, name_list, party_name, policy, role_name
+from .common import MAX_TEXT, name, policy
 from .history import condition_text
-from .private import done_discard_text, hand_text, investigation_text, peek_text
+from .private import done_discard_text, hand_text, investigation_text, peek_text, role_lines
 from .table import event_line
-
-
-def role_lines(t: Translator, names: Sequence[str], data: dict[str, Any]) -> list[str]:
-    """The role and what R2 lets this seat know of the others (the role message's words)."""
-    role = data["role"]
-    lines = [
-        t._(
-            "🤫 Your secret role in this game: <b>{role}</b> ({party}).",
-            role=role_name(t, role),
-            party=party_name(t, data["party"]),
-        )
-    ]
-    if role == LIBERAL:
-        lines.append(t._("You do not know who the Fascists are."))
-    elif role == FASCIST:
-        lines.append(t._("Hitler is {hitler}.", hitler=name(names, data["hitler"])))
-        others = data.get("fascists", [])
-        if others:
-            lines.append(t._("Your fellow Fascists: {names}.", names=name_list(t, names, others)))
-        else:
-            lines.append(t._("You are the only ordinary Fascist."))
-    elif "fascists" in data:
-        lines.append(
-            t._(
-                "The Fascists are: {names}. They know you are Hitler.",
-                names=name_list(t, names, data["fascists"]),
-            )
-        )
-    else:
-        lines.append(t._("You do not know who the Fascists are, but they know who you are."))
-    return lines
 
 
 def _round_header(t: Translator, names: Sequence[str], d: dict[str, Any]) -> list[str]:

@@ -29,20 +29,19 @@ from .common import (
 from .rolecard import cheat_sheet
 
 
-def role_text(t: Translator, table: Table, seat: int, data: dict[str, Any]) -> str:
-    names = table.names()
+def role_lines(t: Translator, names: Sequence[str], data: dict[str, Any]) -> list[str]:
+    """The role and what R2 lets this seat know of the others: the role message and /mylog
+    say it in the same words."""
     role = data["role"]
     lines = [
         t._(
             "🤫 Your secret role in this game: <b>{role}</b> ({party}).",
             role=role_name(t, role),
             party=party_name(t, data["party"]),
-        ),
-        "",
+        )
     ]
     if role == LIBERAL:
         lines.append(t._("You do not know who the Fascists are."))
-        lines.append(t._("Your goal: enact five Liberal policies, or find Hitler and execute him."))
     elif role == FASCIST:
         lines.append(t._("Hitler is {hitler}.", hitler=name(names, data["hitler"])))
         others = data.get("fascists", [])
@@ -50,28 +49,35 @@ def role_text(t: Translator, table: Table, seat: int, data: dict[str, Any]) -> s
             lines.append(t._("Your fellow Fascists: {names}.", names=name_list(t, names, others)))
         else:
             lines.append(t._("You are the only ordinary Fascist."))
+    elif "fascists" in data:
         lines.append(
             t._(
-                "Your goal: enact six Fascist policies, or get Hitler elected Chancellor once "
-                "three Fascist policies are enacted. Keep your identity secret."
+                "The Fascists are: {names}. They know you are Hitler.",
+                names=name_list(t, names, data["fascists"]),
             )
         )
     else:
-        if "fascists" in data:
-            lines.append(
-                t._(
-                    "The Fascists are: {names}. They know you are Hitler.",
-                    names=name_list(t, names, data["fascists"]),
-                )
-            )
-        else:
-            lines.append(t._("You do not know who the Fascists are, but they know who you are."))
-        lines.append(
-            t._(
-                "Your goal: be elected Chancellor once three Fascist policies are enacted, or "
-                "help enact six. Stay alive and look like a Liberal."
-            )
+        lines.append(t._("You do not know who the Fascists are, but they know who you are."))
+    return lines
+
+
+def goal_line(t: Translator, role: str) -> str:
+    if role == LIBERAL:
+        return t._("Your goal: enact five Liberal policies, or find Hitler and execute him.")
+    if role == FASCIST:
+        return t._(
+            "Your goal: enact six Fascist policies, or get Hitler elected Chancellor once "
+            "three Fascist policies are enacted. Keep your identity secret."
         )
+    return t._(
+        "Your goal: be elected Chancellor once three Fascist policies are enacted, or "
+        "help enact six. Stay alive and look like a Liberal."
+    )
+
+
+def role_text(t: Translator, table: Table, seat: int, data: dict[str, Any]) -> str:
+    head, *knowledge = role_lines(t, table.names(), data)
+    lines = [head, "", *knowledge, goal_line(t, data["role"])]
     lines += ["", t._("Play in the group; I will write to you here when you need to choose.")]
     lines += ["", cheat_sheet(t, table)]
     return "\n".join(lines)
