@@ -50,7 +50,7 @@ class Commit:
                 missing = NoGame(f"no active game in chat {chat_id}")
                 # What this process last knew of it: if the store lost the game, its
                 # messages can still lose their buttons (Services.lost_game).
-                missing.last_known = self.outbox.records.pop(chat_id, None)  # type: ignore[attr-defined]
+                missing.last_known = self.outbox.records.pop(chat_id, None)
                 raise missing
         return record
 
@@ -76,7 +76,7 @@ class Commit:
                 try:
                     saved = await self._save(record, table)
                 except NoGame as missing:  # judged on a cached copy of a game the store lost
-                    missing.last_known = self.outbox.records.pop(chat_id, record)  # type: ignore[attr-defined]
+                    missing.last_known = self.outbox.records.pop(chat_id, record)
                     raise
                 except VersionConflict:
                     fresh = True

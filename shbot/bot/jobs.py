@@ -86,7 +86,7 @@ async def on_deadline(context: ContextTypes.DEFAULT_TYPE) -> None:
             ),
         )
     except NoGame as missing:  # the store lost it (an ended game leaves no deadline armed)
-        await s.lost_game(chat_id, str(d["gid"]), None, getattr(missing, "last_known", None))
+        await s.lost_game(chat_id, str(d["gid"]), None, missing.last_known)
         return
     except Refusal:
         return

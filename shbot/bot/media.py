@@ -40,16 +40,10 @@ _TAG = re.compile(r"<[^>]*>")
 _SEND_ANEW = ("not found", "can't be edited", "no media")
 
 
-def board_photo(table: Table) -> bytes | None:
-    """The board's PNG for a table with the picture style (None: the text board)."""
-    if table.game is None or table_board.style(table) != table_board.PICTURE:
-        return None
-    return picture.render(picture.facts(table.game.public_view()))
-
-
-async def board_photo_soon(table: Table) -> bytes | None:
-    """:func:`board_photo` drawn in a worker thread: a few milliseconds of drawing and PNG
-    encoding (which releases the GIL) that would otherwise hold up every press."""
+async def board_photo(table: Table) -> bytes | None:
+    """The board's PNG for a table with the picture style (None: the text board), drawn in
+    a worker thread: a few milliseconds of drawing and PNG encoding (which releases the
+    GIL) that would otherwise hold up every press."""
     if table.game is None or table_board.style(table) != table_board.PICTURE:
         return None
     return await asyncio.to_thread(picture.render, picture.facts(table.game.public_view()))

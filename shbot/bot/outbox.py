@@ -229,7 +229,9 @@ class Outbox:
 
     async def _record(self, chat_id: int) -> GameRecord | None:
         record = self.records.get(chat_id)
-        if record is None and self.svc is not None:
+        # Only a chat whose game this process committed can owe it anything (``_choose``
+        # takes only those slots): a reply to a private chat looks nothing up.
+        if record is None and self.svc is not None and chat_id in self.mine:
             try:
                 record = await self.svc.store.get_game(chat_id)
             except StoreError:

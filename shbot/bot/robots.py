@@ -130,7 +130,7 @@ async def on_turn(context: ContextTypes.DEFAULT_TYPE) -> None:
     try:
         await svc.commit.run(chat_id, move)
     except NoGame as missing:  # the store lost it (an ended game leaves no move armed)
-        await svc.lost_game(chat_id, gid, None, getattr(missing, "last_known", None))
+        await svc.lost_game(chat_id, gid, None, missing.last_known)
         return
     except Refusal:
         return

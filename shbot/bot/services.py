@@ -265,8 +265,7 @@ class Services:
                 key=f"unbutton:{message.message_id}",
             )
         elif message.photo:
-            with contextlib.suppress(TelegramError):  # the board picture: only its buttons go
-                await self.bot.edit_message_reply_markup(message.chat.id, message.message_id)
+            await self._drop_buttons(message.chat.id, message.message_id)  # the board picture
 
     async def _unbutton(
         self,
@@ -283,5 +282,11 @@ class Services:
         skip = pressed.message_id if pressed is not None else None
         for slot, mid in table.shown.items():
             if slot.split(":")[0] in ("lobby", "board", "round") and mid != skip:
-                with contextlib.suppress(TelegramError):
-                    await self.bot.edit_message_reply_markup(chat_id, mid)
+                await self._drop_buttons(chat_id, mid)
+
+    async def _drop_buttons(self, chat_id: int, message_id: int) -> None:
+        """Take a lost game's buttons off one message at once (a rare call, made outside the
+        worker) but counted in the chat's window, so the next sends still keep the limits."""
+        self.outbox.pacer.take(chat_id)
+        with contextlib.suppress(TelegramError):
+            await self.bot.edit_message_reply_markup(chat_id, message_id)

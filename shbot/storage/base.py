@@ -56,6 +56,9 @@ class GameExists(StoreError):
 class NoGame(StoreError, LookupError):
     """The chat has no lobby/running game (never created, finished, cancelled or expired)."""
 
+    #: The game as a caller last knew it, if any (the bot's cache of a game the store lost).
+    last_known: GameRecord | None = None
+
 
 @dataclass
 class GameRecord:

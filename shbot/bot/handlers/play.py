@@ -95,9 +95,7 @@ async def on_game_press(update: Update, context: Ctx) -> None:
     try:
         outcome = await s.commit.run(chat_id, change, update_key=f"cq:{query.id}")
     except NoGame as missing:
-        await game_gone(
-            context, query, chat_id, press.game_id, getattr(missing, "last_known", None)
-        )
+        await game_gone(context, query, chat_id, press.game_id, missing.last_known)
         return
     except Refusal as refusal:
         if refusal.code == "duplicate" or not await s.store.first_seen(f"cq:{query.id}"):
