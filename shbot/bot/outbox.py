@@ -229,8 +229,7 @@ class Outbox:
 
     async def _record(self, chat_id: int) -> GameRecord | None:
         record = self.records.get(chat_id)
-        # Only a chat whose game this process committed can owe it anything (``_choose``
-        # takes only those slots): a reply to a private chat looks nothing up.
+        # Only a chat whose game this process committed owes it anything (see _choose).
         if record is None and self.svc is not None and chat_id in self.mine:
             try:
                 record = await self.svc.store.get_game(chat_id)
