@@ -197,7 +197,9 @@ def test_json_round_trip_is_exact_at_random_points() -> None:
             back = Game.from_json(text)
             assert back.to_json() == text and back == g
             assert json.loads(text)["schema"] == 1
-            assert g.clone().to_json() == text
+            twin = g.clone()
+            assert twin.to_json() == text
             if g.phase is Phase.GAME_OVER:
                 break
             choose_move(g, r, s).play(g)
+            assert twin.to_json() == text, "a clone shares nothing the game changes"

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from shbot.engine import Nominate
+from shbot.engine import Nominate, Vote
 from shbot.table import FSI, GROUP, MAX_NAME, PDI, Player, Table, clean_name
 from shbot.table.model import MAX_CALLS, MAX_SEEN
 
@@ -41,6 +41,35 @@ def test_a_table_survives_a_json_round_trip() -> None:
     assert again.owed == table.owed and again.shown == table.shown
     assert again.calls == [1.5, 2.5] and again.seen == ["cq-1", "cq-2"]
     assert again.missed == {"103": 2} and again.reminded and again.deadline == table.deadline
+
+
+def test_a_copy_is_the_round_trip_without_parsing() -> None:
+    """The commit path copies the table it holds instead of parsing the record: the copy
+    must equal a round trip and share nothing that a change of either side touches."""
+    table = busy_table()
+    table.talk = {"claims": {"1": ["LLF"]}}
+    table.owe("prompt:9", 101, {"seat": 2})
+    before = json.dumps(table.to_dict(), sort_keys=True)
+    twin = table.copy()
+    assert twin.to_dict() == Table.from_dict(json.loads(before)).to_dict()
+    press(twin, 0, Vote(0, True))
+    twin.owe("board")
+    twin.delivered("prompt:9", twin.owed["prompt:9"][0], 55, keep=True)
+    twin.players[0].ready = not twin.players[0].ready
+    twin.talk["claims"]["2"] = ["FFF"]
+    twin.record_calls([9.0])
+    twin.duplicate("cq-9")
+    twin.missed["104"] = 1
+    assert json.dumps(table.to_dict(), sort_keys=True) == before
+    assert twin.to_dict() != table.to_dict()
+
+
+def test_a_snapshot_keeps_the_game_as_it_was() -> None:
+    table = busy_table()
+    game_before = game_of(table).to_json()
+    snap = table.snapshot()
+    press(table, 0, Vote(0, True))
+    assert game_of(snap).to_json() == game_before != game_of(table).to_json()
 
 
 def test_an_ending_and_a_lobby_survive_the_round_trip() -> None:

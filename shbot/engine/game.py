@@ -173,6 +173,38 @@ def party_of(role: str) -> str:
     return LIBERAL if role == LIBERAL else FASCIST
 
 
+#: How :meth:`Game.clone` copies each field: immutable values, flat lists, the rest by hand.
+_SCALARS = (
+    "anchor",
+    "chancellor",
+    "condition",
+    "last_chancellor",
+    "last_president",
+    "liberal",
+    "fascist",
+    "n",
+    "phase",
+    "president",
+    "rng",
+    "round",
+    "special",
+    "tracker",
+    "veto_refused",
+    "winner",
+)
+_LISTS = (
+    "alive",
+    "confirmed",
+    "discard",
+    "draw",
+    "hand",
+    "investigated",
+    "roles",
+    "seating",
+    "votes",
+)
+
+
 class Game:
     """One game's complete state. Attributes are public for reading; change it only
     through :meth:`apply`."""
@@ -968,14 +1000,15 @@ class Game:
         return cls.from_dict(json.loads(text))
 
     def clone(self) -> Game:
+        """An independent copy (lists and dicts copied, history entries too): the tables of
+        the bot copy their game on every press, so each field is copied by hand."""
         g = Game.__new__(Game)
-        for name in Game.__slots__:
-            value = getattr(self, name)
-            if isinstance(value, list):
-                value = [list(v) if isinstance(v, list) else v for v in value]
-            elif isinstance(value, dict):
-                value = dict(value)
-            setattr(g, name, value)
+        for name in _SCALARS:
+            setattr(g, name, getattr(self, name))
+        for name in _LISTS:
+            setattr(g, name, getattr(self, name).copy())
+        g.options = dict(self.options)
+        g.history = [list(h) for h in self.history]
         return g
 
     def __eq__(self, other: object) -> bool:

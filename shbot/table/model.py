@@ -14,6 +14,7 @@ may be edited later.
 
 from __future__ import annotations
 
+import copy
 import secrets
 import time
 import unicodedata
@@ -206,6 +207,41 @@ class Table:
         return f"{self.gid}:{name}"
 
     # -------------------------------------------------------------- serialization
+
+    def snapshot(self) -> Table:
+        """The table as it is now, for a change to be compared with afterwards: its own
+        copy of the game, the rest shared (read only the game and the scalars of it)."""
+        snap = copy.copy(self)
+        snap.game = self.game.clone() if self.game is not None else None
+        return snap
+
+    def copy(self) -> Table:
+        """An independent copy, as deep as :meth:`from_dict` of :meth:`to_dict` makes one
+        (a transition may change it freely) but without the round trip: the commit path
+        copies the table it already holds instead of parsing the record on every press."""
+        return Table(
+            gid=self.gid,
+            host=self.host,
+            created=self.created,
+            players=[Player(p.id, p.name, p.lang, p.ready) for p in self.players],
+            game=self.game.clone() if self.game is not None else None,
+            step=self.step,
+            round_log=[list(e) for e in self.round_log],
+            options=dict(self.options),
+            deadline=self.deadline,
+            reminded=self.reminded,
+            seq=self.seq,
+            owed={k: list(v) for k, v in self.owed.items()},
+            shown=dict(self.shown),
+            calls=list(self.calls),
+            seen=list(self.seen),
+            ending=self.ending,
+            missed=dict(self.missed),
+            talk={k: v.copy() for k, v in self.talk.items()},
+            standins=list(self.standins),
+            log=self.log,
+            invited=[Player(p.id, p.name, p.lang, p.ready) for p in self.invited],
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -90,7 +90,7 @@ def advance(table: Table, action: Action | None, events: list[Event] | None = No
     """Apply ``action`` (or take ``events`` already produced), then narrate the change."""
     game = table.game
     assert game is not None
-    before = Table.from_dict(table.to_dict())
+    before = table.snapshot()
     if events is None:
         assert action is not None
         try:

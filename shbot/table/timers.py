@@ -59,7 +59,7 @@ def timeout(
         raise Refusal("stale")
     game = table.game
     assert game is not None
-    before = Table.from_dict(table.to_dict())
+    before = table.snapshot()
     late = waiting_for(table)
     phase = game.phase
     action: Action | None = None
