@@ -60,7 +60,7 @@ class Commit:
             fresh = False
             for _ in range(RETRIES):
                 record = await self._load(chat_id, fresh)
-                table = Table.from_dict(record.data)
+                table = self.outbox.tables.working_copy(record)
                 logs.bind(chat=chat_id, game=table.gid)  # what follows is about this game
                 if update_key is not None and table.duplicate(update_key):
                     raise Refusal("duplicate", alert=False)
@@ -117,7 +117,7 @@ class Commit:
                     record = await self._load(chat_id, fresh)
                 except NoGame:
                     return False
-                table = Table.from_dict(record.data)
+                table = self.outbox.tables.working_copy(record)
                 if table.gid != gid:
                     return False
                 change(table)
@@ -128,7 +128,7 @@ class Commit:
                     continue
                 except NoGame:
                     return False
-                self.outbox.records[chat_id] = saved
+                self.outbox.tables.remember(saved, table)
                 return True
         return False
 

@@ -31,6 +31,7 @@ from shbot.table import Table
 from .pacer import Pacer
 from .sender import Dropped, Migrated, Retry, Sender, Unreachable
 from .slots import Rendered, priority, target
+from .tables import Tables
 
 if TYPE_CHECKING:
     from .services import Services
@@ -71,16 +72,14 @@ class Outbox:
         self.bot = bot
         self.pacer = pacer
         self.svc: Services | None = None  # set by Services
-        self.records: dict[int, GameRecord] = {}  # newest committed record per group
+        self.tables = Tables()  # the newest committed record per group, its table built
+        self.records = self.tables.records
         # Owed entries this process delivers: those its own commits (or its recovery) owed.
         # With several processes on one store each delivers its own, so none sends twice.
         self.mine: dict[int, set[tuple[str, int]]] = {}
         self._chats: dict[int, _Chat] = {}
         self._seq = 0
         self.sender = Sender(bot, pacer, self._count)
-        # The parsed table of each group's newest record (see _table); the data object is
-        # kept with it, so its identity cannot be reused while cached.
-        self._parsed: dict[int, tuple[dict[str, Any], Table]] = {}
         self._idle = asyncio.Event()
         self._idle.set()
         self.on_idle: Callable[[], Awaitable[None]] | None = None
@@ -99,11 +98,9 @@ class Outbox:
         after ``after_seq``: by this change; -1: everything, as after a restart). ``table``
         is the record's table already built (the worker only reads it): not parsed again."""
         if record is None:
-            self.records.pop(chat_id, None)
+            self.tables.forget(chat_id)
         else:
-            self.records[chat_id] = record
-            if table is not None:
-                self._parsed[chat_id] = (record.data, table)
+            self.tables.remember(record, table)
             mine = self.mine.setdefault(chat_id, set())
             for slot, entry in record.data.get("owed", {}).items():
                 if entry[0] > after_seq:
@@ -209,23 +206,14 @@ class Outbox:
 
     def _stopped(self, chat_id: int, state: _Chat) -> None:
         """A worker ends: forget its parsed table; the outbox is idle once none runs."""
-        self._parsed.pop(chat_id, None)  # idle groups keep no parsed table
+        self.tables.release(chat_id)
         if state.task is asyncio.current_task():
             state.task = None
         if all(s.task is None or s.task.done() for s in self._chats.values()):
             self._idle.set()
 
     def _table(self, record: GameRecord | None) -> Table | None:
-        """The record's table, parsed once per version of the record's data (the worker
-        looks at it before every message it sends)."""
-        if record is None:
-            return None
-        cached = self._parsed.get(record.chat_id)
-        if cached is not None and cached[0] is record.data:
-            return cached[1]
-        table = Table.from_dict(record.data)
-        self._parsed[record.chat_id] = (record.data, table)
-        return table
+        return None if record is None else self.tables.table(record)
 
     async def _record(self, chat_id: int) -> GameRecord | None:
         record = self.records.get(chat_id)
@@ -361,16 +349,18 @@ class Outbox:
 
         self.mine.get(chat_id, set()).discard((slot, seq))
         record = self.records.get(chat_id)
-        if mid is not None and record is not None and mid == _shown(record, slot):
+        if (
+            mid is not None
+            and record is not None
+            and mid == _shown(record, slot)
+            and self.tables.table(record).gid == gid
+        ):
             # An edit of a known message (its last one too: a prompt answered, a round
             # closed): recorded in the cached record and saved with the next commit (it rides
             # in that write); lost in a crash, it costs one no-op edit.
-            table = Table.from_dict(record.data)
-            if table.gid == gid:
-                change(table)
-                record.data = table.to_dict()
-                del calls[: len(taken)]
-                return
+            self.tables.record_in_place(record, change)
+            del calls[: len(taken)]
+            return
         if await self.svc.commit.bookkeep(chat_id, gid, change):
             del calls[: len(taken)]
 
