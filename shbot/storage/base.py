@@ -156,7 +156,9 @@ class Store(ABC):
 
     @abstractmethod
     async def save_game(self, record: GameRecord) -> GameRecord:
-        """Compare-and-set on (game_id, version); returns the record at version + 1.
+        """Compare-and-set on (game_id, version); returns the record at version + 1, which
+        holds ``record.data`` itself (handed over, not copied: the bot parses and writes a
+        record on every press and keeps no other reference to what it saved).
 
         Raises VersionConflict if someone saved in between and NoGame if the game is gone.
         Status "finished" moves the game to the archive and frees the chat.

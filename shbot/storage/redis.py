@@ -13,11 +13,12 @@ the connection pool reconnects on its own once Redis is back.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import secrets
 import time
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Callable, Iterable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -229,15 +230,19 @@ def _glob_escape(text: str) -> str:
     return "".join("\\" + c if c in "*?[]\\" else c for c in text)
 
 
-@contextmanager
-def _translate() -> Iterator[None]:
-    """Turn every redis-py exception into a StoreError so none leaks to the bot."""
+@asynccontextmanager
+async def _guard(seconds: float | None) -> AsyncIterator[None]:
+    """One store operation: done within ``seconds`` as a whole (redis-py's own socket
+    timeouts cost a task per command on Python 3.11), and every redis-py exception turned
+    into a StoreError so none leaks to the bot. A command cut short closes its connection
+    (redis-py drops a connection whose reply was not read)."""
     try:
-        yield
+        async with asyncio.timeout(seconds):
+            yield
     except StoreError:
         raise
-    except _UNAVAILABLE as e:
-        raise StoreUnavailable(f"redis: {e}") from e
+    except (*_UNAVAILABLE, TimeoutError) as e:
+        raise StoreUnavailable(f"redis: {e or 'no answer in time'}") from e
     except RedisError as e:
         raise StoreError(f"redis: {e}") from e
 
@@ -267,10 +272,10 @@ class RedisStore(Store):
         self.clock = clock
         # Typed as Any: redis-py types every reply as bytes | str whatever decode_responses
         # says, which would need a cast at each call; with decode_responses=True they are str.
+        self.socket_timeout = socket_timeout  # for one whole operation (see _guard)
         self._r: Any = aioredis.Redis.from_url(
             url,
             decode_responses=True,
-            socket_timeout=socket_timeout,
             socket_connect_timeout=socket_timeout,
             # One retry on a new connection: after Redis restarted, pooled connections it
             # closed fail once; the retry reaches the running server instead of reporting
@@ -291,6 +296,11 @@ class RedisStore(Store):
         self._first_seen = reg(_FIRST_SEEN)
         self._move_in = reg(_MOVE_IN)
 
+    def _guard(self, *, long: bool = False) -> AbstractAsyncContextManager[None]:
+        """The time limit and error mapping of one operation (``long``: a scan of every
+        game, ten times the limit)."""
+        return _guard(self.socket_timeout * (10 if long else 1))
+
     # -- keys --------------------------------------------------------------------------------
 
     def _g(self, chat_id: int, what: str) -> str:
@@ -308,7 +318,7 @@ class RedisStore(Store):
 
     async def get_game(self, chat_id: int) -> GameRecord | None:
         now = self.clock()
-        with _translate():
+        async with self._guard():
             h = await self._r.hgetall(self._g(chat_id, "game"))
         if not self._alive(h, now):
             return None
@@ -321,7 +331,7 @@ class RedisStore(Store):
         blob = _dumps(data)
         game_id = secrets.token_hex(8)
         args = [repr(self.clock()), repr(self.lobby_ttl), status, blob, game_id]
-        with _translate():
+        async with self._guard():
             ok = await self._create(
                 keys=[self._g(chat_id, "game")], args=[*args, _ms(self.lobby_ttl)]
             )
@@ -334,7 +344,7 @@ class RedisStore(Store):
         blob = _dumps(record.data)
         now = self.clock()
         chat_id = record.chat_id
-        with _translate():
+        async with self._guard():
             res = await self._save(
                 keys=[
                     self._g(chat_id, "game"),
@@ -360,10 +370,10 @@ class RedisStore(Store):
             raise VersionConflict(
                 f"chat {chat_id}: stored version {res[1]}, saving {record.version}"
             )
-        return GameRecord(chat_id, record.version + 1, record.status, codec.loads(blob), res[1])
+        return GameRecord(chat_id, record.version + 1, record.status, record.data, res[1])
 
     async def delete_game(self, chat_id: int, version: int) -> None:
-        with _translate():
+        async with self._guard():
             res = await self._delete(
                 keys=[self._g(chat_id, "game")],
                 args=[repr(self.clock()), repr(self.lobby_ttl), str(version)],
@@ -377,7 +387,7 @@ class RedisStore(Store):
         now = self.clock()
         head = f"{self.prefix}{{g"
         pattern = _glob_escape(head) + "*}:game"
-        with _translate():
+        async with self._guard(long=True):
             keys = [k async for k in self._r.scan_iter(match=pattern, count=1000)]
             async with self._r.pipeline(transaction=False) as pipe:
                 for key in keys:
@@ -397,7 +407,7 @@ class RedisStore(Store):
         if limit <= 0:
             return []
         cutoff = self.clock() - self.history_ttl
-        with _translate():
+        async with self._guard():
             members = await self._r.zrevrangebyscore(
                 self._g(chat_id, "archive"), "+inf", f"({cutoff!r}", start=0, num=limit
             )
@@ -422,7 +432,7 @@ class RedisStore(Store):
         key = self._u(user_id, "claim")
         value = f"{chat_id}|{now!r}"
         replace = ""
-        with _translate():
+        async with self._guard():
             for _ in range(5):
                 res = await self._claim(keys=[key], args=[str(chat_id), value, replace])
                 if res == "ok":
@@ -436,17 +446,14 @@ class RedisStore(Store):
         users = list(user_ids)
         if not users:
             return
-        with _translate():
-            async with self._r.pipeline(transaction=False) as pipe:
-                for u in users:
-                    await self._release(
-                        keys=[self._u(u, "claim")], args=[str(chat_id)], client=pipe
-                    )
-                await pipe.execute()
+        async with self._guard(), self._r.pipeline(transaction=False) as pipe:
+            for u in users:
+                await self._release(keys=[self._u(u, "claim")], args=[str(chat_id)], client=pipe)
+            await pipe.execute()
 
     async def player_chat(self, user_id: int) -> int | None:
         now = self.clock()
-        with _translate():
+        async with self._guard():
             claim = await self._r.get(self._u(user_id, "claim"))
             if claim is None or await self._leaked(claim, now):
                 return None
@@ -455,21 +462,20 @@ class RedisStore(Store):
     # -- settings ----------------------------------------------------------------------------
 
     async def _get_settings(self, key: str) -> dict[str, Any]:
-        with _translate():
+        async with self._guard():
             h = await self._r.hgetall(key)
         return {k: codec.loads(v) for k, v in h.items()}
 
     async def _update_settings(self, key: str, changes: dict[str, Any]) -> dict[str, Any]:
         sets = {k: _dumps(v) for k, v in changes.items() if v is not None}
         dels = [k for k, v in changes.items() if v is None]
-        with _translate():
-            async with self._r.pipeline(transaction=True) as pipe:
-                if sets:
-                    pipe.hset(key, mapping=sets)
-                if dels:
-                    pipe.hdel(key, *dels)
-                pipe.hgetall(key)
-                res = await pipe.execute()
+        async with self._guard(), self._r.pipeline(transaction=True) as pipe:
+            if sets:
+                pipe.hset(key, mapping=sets)
+            if dels:
+                pipe.hdel(key, *dels)
+            pipe.hgetall(key)
+            res = await pipe.execute()
         return {k: codec.loads(v) for k, v in res[-1].items()}
 
     async def get_group(self, chat_id: int) -> dict[str, Any]:
@@ -496,28 +502,27 @@ class RedisStore(Store):
             group_args += [p["user_id"], str(p.get("name", "")), int(bool(p["won"]))]
         # The group and each player are counted by separate atomic scripts, each with its own
         # "already counted" marker: a crash in between is repaired by recording again.
-        with _translate():
-            async with self._r.pipeline(transaction=False) as pipe:
-                await self._group_result(
-                    keys=[
-                        self._g(chat_id, f"result:{game_id}"),
-                        self._g(chat_id, "stats"),
-                        self._g(chat_id, "players"),
-                    ],
-                    args=group_args,
+        async with self._guard(), self._r.pipeline(transaction=False) as pipe:
+            await self._group_result(
+                keys=[
+                    self._g(chat_id, f"result:{game_id}"),
+                    self._g(chat_id, "stats"),
+                    self._g(chat_id, "players"),
+                ],
+                args=group_args,
+                client=pipe,
+            )
+            for p in players:
+                uid = p["user_id"]
+                await self._user_result(
+                    keys=[self._u(uid, f"result:{chat_id}:{game_id}"), self._u(uid, "stats")],
+                    args=[ttl, p["role"], int(bool(p["won"])), condition],
                     client=pipe,
                 )
-                for p in players:
-                    uid = p["user_id"]
-                    await self._user_result(
-                        keys=[self._u(uid, f"result:{chat_id}:{game_id}"), self._u(uid, "stats")],
-                        args=[ttl, p["role"], int(bool(p["won"])), condition],
-                        client=pipe,
-                    )
-                await pipe.execute()
+            await pipe.execute()
 
     async def user_stats(self, user_id: int) -> dict[str, Any]:
-        with _translate():
+        async with self._guard():
             h = await self._r.hgetall(self._u(user_id, "stats"))
         stats = empty_user_stats()
         for field, raw in h.items():
@@ -532,11 +537,10 @@ class RedisStore(Store):
         return stats
 
     async def group_stats(self, chat_id: int) -> dict[str, Any]:
-        with _translate():
-            async with self._r.pipeline(transaction=True) as pipe:
-                pipe.hgetall(self._g(chat_id, "stats"))
-                pipe.hgetall(self._g(chat_id, "players"))
-                totals, per_player = await pipe.execute()
+        async with self._guard(), self._r.pipeline(transaction=True) as pipe:
+            pipe.hgetall(self._g(chat_id, "stats"))
+            pipe.hgetall(self._g(chat_id, "players"))
+            totals, per_player = await pipe.execute()
         stats = empty_group_stats()
         for field, raw in totals.items():
             kind, _, name = field.partition(":")
@@ -559,7 +563,7 @@ class RedisStore(Store):
 
     async def move_records(self, old_id: int, new_id: int) -> None:
         old = [self._g(old_id, w) for w in ("stats", "players", "archive")]
-        with _translate():
+        async with self._guard(long=True):
             async with self._r.pipeline(transaction=True) as pipe:
                 pipe.hgetall(old[0])
                 pipe.hgetall(old[1])
@@ -585,7 +589,7 @@ class RedisStore(Store):
 
     async def subscribe_next(self, chat_id: int, user_id: int) -> bool:
         now = self.clock()
-        with _translate():
+        async with self._guard():
             added = await self._subscribe(
                 keys=[self._g(chat_id, "next")],
                 args=[repr(now), repr(now - self.history_ttl), str(user_id), _ms(self.history_ttl)],
@@ -595,27 +599,26 @@ class RedisStore(Store):
     async def pop_subscribers(self, chat_id: int) -> list[int]:
         key = self._g(chat_id, "next")
         cutoff = self.clock() - self.history_ttl
-        with _translate():
-            async with self._r.pipeline(transaction=True) as pipe:
-                pipe.zrangebyscore(key, f"({cutoff!r}", "+inf")
-                pipe.delete(key)
-                members, _ = await pipe.execute()
+        async with self._guard(), self._r.pipeline(transaction=True) as pipe:
+            pipe.zrangebyscore(key, f"({cutoff!r}", "+inf")
+            pipe.delete(key)
+            members, _ = await pipe.execute()
         return [int(m) for m in members]
 
     # -- misc --------------------------------------------------------------------------------
 
     async def first_seen(self, key: str, ttl: float = 3600) -> bool:
         now = self.clock()
-        with _translate():
+        async with self._guard():
             fresh = await self._first_seen(
                 keys=[f"{self.prefix}seen:{key}"], args=[repr(now), repr(now + ttl), _ms(ttl)]
             )
         return bool(fresh)
 
     async def ping(self) -> None:
-        with _translate():
+        async with self._guard():
             await self._r.ping()
 
     async def close(self) -> None:
-        with _translate():
+        async with self._guard():
             await self._r.aclose()

@@ -259,9 +259,7 @@ class SQLiteStore(Store):
                 )
                 if cur.rowcount != 1:  # cannot happen inside the transaction; belt and braces
                     raise VersionConflict(f"chat {chat_id}: lost compare-and-set")
-            return GameRecord(
-                chat_id, version + 1, record.status, codec.loads(blob), current.game_id
-            )
+            return GameRecord(chat_id, version + 1, record.status, record.data, current.game_id)
 
         return await self._run(op)
 
