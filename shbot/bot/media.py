@@ -113,9 +113,14 @@ def digest(photo: bytes | None) -> bytes | None:
 
 
 async def deliver(
-    raw: Callable[..., Awaitable[Any]], pacer: Pacer, count: Callable[[int], None], m: Rendered
+    raw: Callable[..., Awaitable[Any]],
+    pacer: Pacer,
+    count: Callable[[int], None],
+    m: Rendered,
+    markup: dict[str, Any] | None,
 ) -> int:
-    """Send the board photo, or edit the kept one in place (image and caption)."""
+    """Send the board photo, or edit the kept one in place (image and caption); ``markup``
+    is the keyboard as JSON."""
     assert m.photo is not None
     if m.edit_id is not None:
         count(m.chat_id)
@@ -128,7 +133,7 @@ async def deliver(
                 media=media,
                 chat_id=m.chat_id,
                 message_id=m.edit_id,
-                reply_markup=m.markup,
+                reply_markup=markup,
             )
             return m.edit_id
         except BadRequest as exc:
@@ -146,7 +151,7 @@ async def deliver(
         photo=_file(m.photo),
         caption=m.text,
         parse_mode=ParseMode.HTML,
-        reply_markup=m.markup,
+        reply_markup=markup,
         disable_notification=not m.notify,
     )
     return int(message["message_id"])

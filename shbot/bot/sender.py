@@ -116,18 +116,20 @@ class Sender:
         raise Dropped from exc
 
     async def _call(self, m: Rendered) -> int:
-        content = (m.text, m.markup.to_dict() if m.markup else None, media.digest(m.photo))
+        # The keyboard as JSON once: compared here and sent as it is (PTB would build it again).
+        markup = m.markup.to_dict() if m.markup else None
+        content = (m.text, markup, media.digest(m.photo))
         if m.edit_id is not None and self.content.get((m.chat_id, m.edit_id)) == content:
             return m.edit_id
-        mid = await self._call_api(m)
+        mid = await self._call_api(m, markup)
         if len(self.content) > MAX_CONTENT:  # bounded: forgetting only costs a no-op edit
             self.content.clear()
         self.content[(m.chat_id, mid)] = content
         return mid
 
-    async def _call_api(self, m: Rendered) -> int:
+    async def _call_api(self, m: Rendered, markup: dict[str, Any] | None) -> int:
         if m.photo is not None:  # the board picture: sendPhoto, editMessageMedia
-            return await media.deliver(self._raw, self.pacer, self.count, m)
+            return await media.deliver(self._raw, self.pacer, self.count, m, markup)
         if m.edit_id is not None:
             self.count(m.chat_id)
             try:
@@ -137,7 +139,7 @@ class Sender:
                     message_id=m.edit_id,
                     text=m.text,
                     parse_mode=ParseMode.HTML,
-                    reply_markup=m.markup,
+                    reply_markup=markup,
                     link_preview_options=NO_PREVIEW,
                 )
                 return m.edit_id
@@ -157,7 +159,7 @@ class Sender:
             chat_id=m.chat_id,
             text=m.text,
             parse_mode=ParseMode.HTML,
-            reply_markup=m.markup,
+            reply_markup=markup,
             link_preview_options=NO_PREVIEW,
             disable_notification=not m.notify,
         )

@@ -18,6 +18,7 @@ over HTTP for bot processes started separately.
 from __future__ import annotations
 
 import asyncio
+import functools
 import itertools
 import json
 import math
@@ -130,6 +131,7 @@ class HtmlError(ValueError):
     """Text that Telegram would refuse with "can't parse entities"."""
 
 
+@functools.lru_cache(maxsize=4096)  # a pure function of the text; the benches send many alike
 def html_to_plain(text: str) -> str:
     """Return what a user sees for an HTML-mode text, or raise HtmlError like Telegram would.
 
