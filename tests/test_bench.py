@@ -45,6 +45,7 @@ KEYS = {
         "p99_ms",
         "cpu_median_ms",
         "cpu_p99_ms",
+        "cpu_warm_mean_ms",
         "median_kb",
         "max_kb",
         "ok",
