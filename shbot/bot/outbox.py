@@ -80,6 +80,7 @@ class Outbox:
         self._chats: dict[int, _Chat] = {}
         self._seq = 0
         self.sender = Sender(bot, pacer, self._count)
+        self._running: set[int] = set()  # groups whose worker runs
         self._idle = asyncio.Event()
         self._idle.set()
         self.on_idle: Callable[[], Awaitable[None]] | None = None
@@ -139,6 +140,7 @@ class Outbox:
             state.task = asyncio.get_running_loop().create_task(
                 self._work(chat_id), name=f"outbox-{chat_id}"
             )
+            self._running.add(chat_id)
 
     # ------------------------------------------------------------------ the worker
 
@@ -209,7 +211,8 @@ class Outbox:
         self.tables.release(chat_id)
         if state.task is asyncio.current_task():
             state.task = None
-        if all(s.task is None or s.task.done() for s in self._chats.values()):
+            self._running.discard(chat_id)
+        if not self._running:  # (a set, not a look at every group: a worker ends per press)
             self._idle.set()
 
     def _table(self, record: GameRecord | None) -> Table | None:
@@ -382,6 +385,7 @@ class Outbox:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         self._chats.clear()
+        self._running.clear()
         self._idle.set()
 
 

@@ -83,7 +83,7 @@ class SlotRenderer:
         if fam == "prompt" and payload.get("done"):
             keep = False
         notify = fam in ("prompt", "role", "nudge") and not payload.get("done")
-        photo = await media.board_photo(table) if fam == "board" else None
+        photo = media.board_photo(table) if fam == "board" else None
         if photo is not None:
             text = media.board_caption(t, table)
         if entry[1] == group_id:  # a practice game: the person's own chat is the table's

@@ -125,6 +125,7 @@ HTML_TAGS = frozenset(
 )
 _NAMED_ENTITIES = {"lt": "<", "gt": ">", "amp": "&", "quot": '"'}
 _ENTITY_RE = re.compile(r"&(#[xX][0-9a-fA-F]+|#[0-9]+|[a-zA-Z]+);")
+_SPECIAL_RE = re.compile(r"[<&]")
 
 
 class HtmlError(ValueError):
@@ -157,9 +158,11 @@ def html_to_plain(text: str) -> str:
                 out.append("&")
                 i += 1
             continue
-        if char != "<":
-            out.append(char)
-            i += 1
+        if char != "<":  # plain text, up to the next tag or entity
+            special = _SPECIAL_RE.search(text, i)
+            end = special.start() if special else n
+            out.append(text[i:end])
+            i = end
             continue
         begin = i
         i += 1
