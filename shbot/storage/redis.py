@@ -277,6 +277,7 @@ class RedisStore(Store):
             url,
             decode_responses=True,
             socket_connect_timeout=socket_timeout,
+            socket_timeout=None,  # redis-py's default is 5 s per socket call: _guard times instead
             # One retry on a new connection: after Redis restarted, pooled connections it
             # closed fail once; the retry reaches the running server instead of reporting
             # "unavailable" to a player while Redis answers.
