@@ -8,6 +8,7 @@ refused without changing anything. Telegram allows at most 64 bytes.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -63,6 +64,7 @@ def free_data(op: str, arg: str) -> str:
     return data
 
 
+@functools.lru_cache(maxsize=4096)  # a pure function; every button is built and pressed often
 def parse(data: str | None) -> GamePress | FreePress | None:
     """Decode callback data; None for anything malformed or unknown (forged buttons)."""
     if not data or len(data.encode()) > MAX_BYTES:

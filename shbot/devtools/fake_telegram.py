@@ -28,6 +28,7 @@ from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
 from telegram.ext import ApplicationBuilder
 from telegram.request import BaseRequest, RequestData
 
@@ -527,7 +528,7 @@ class FakeBotAPI(BaseRequest):
             body = {"ok": False, "error_code": status, "description": description}
             if parameters:
                 body["parameters"] = parameters
-        return status, json.dumps(body, ensure_ascii=False).encode("utf-8")
+        return status, orjson.dumps(body)  # compact UTF-8 JSON, as Telegram answers
 
     def now(self) -> float:
         """Timestamp for the call log: injected clock, else the running loop's time."""
