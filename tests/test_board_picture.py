@@ -9,7 +9,7 @@ import random
 import zlib
 
 import pytest
-from PIL import Image
+from PIL import Image, ImageDraw
 
 from shbot.bench.picture import board_views
 from shbot.bot import media
@@ -18,7 +18,6 @@ from shbot.bot.render import picture
 from shbot.engine import Game
 from shbot.i18n import translator
 from shbot.table.model import Player, Table
-from tests import picture_reference
 
 
 def test_same_facts_same_bytes_and_cached() -> None:
@@ -139,9 +138,24 @@ def edge_boards(count: int, seed: int = 0) -> list[picture.BoardFacts]:
     return boards
 
 
+def one_piece(board: picture.BoardFacts) -> Image.Image:
+    """The picture drawn the plain way: every part on one canvas, the winner's border first.
+    (On 2026-11-26 this matched the drawing from before the band cache, then kept in a copy,
+    for every board of these tests.)"""
+    image = Image.new("P", (picture.WIDTH, picture.HEIGHT), picture.BG)
+    image.putpalette(picture._FLAT_PALETTE)
+    d = ImageDraw.Draw(image)
+    if board.winner:
+        colour = picture.LIB if board.winner == "liberal" else picture.FAS
+        d.rectangle((0, 0, picture.WIDTH - 1, picture.HEIGHT - 1), outline=colour, width=8)
+    for draw in picture._DRAW:
+        draw(d, board)
+    return image
+
+
 def assert_same_pixels(board: picture.BoardFacts) -> None:
     png = picture.render(board)
-    image, reference = Image.open(io.BytesIO(png)), picture_reference.draw(board)
+    image, reference = Image.open(io.BytesIO(png)), one_piece(board)
     assert image.format == "PNG" and image.mode == "P", board
     assert image.getpalette() == reference.getpalette(), board
     assert image.tobytes() == reference.tobytes(), board
@@ -150,7 +164,8 @@ def assert_same_pixels(board: picture.BoardFacts) -> None:
 
 def test_pixels_match_the_reference_over_games() -> None:
     """The picture is put together from cached bands, yet every board of real games draws
-    what the one-piece drawing of tests/picture_reference.py drew, pixel for pixel."""
+    what drawing it in one piece draws, pixel for pixel (a part drawn outside its band's
+    rows, or a band keyed without a fact it shows, would differ)."""
     picture.cache_clear()
     boards = {
         picture.facts(view): None for players in range(5, 11) for view in board_views(players, 0)
