@@ -207,7 +207,7 @@ class Outbox:
             await self._deliver_plain(chat_id, choice, state)
 
     def _stopped(self, chat_id: int, state: _Chat) -> None:
-        """A worker ends: forget its parsed table; the outbox is idle once none runs."""
+        """A worker ends: its table goes if its record did; the outbox is idle once none runs."""
         self.tables.release(chat_id)
         if state.task is asyncio.current_task():
             state.task = None
