@@ -1000,15 +1000,16 @@ class Game:
         return cls.from_dict(json.loads(text))
 
     def clone(self) -> Game:
-        """An independent copy (lists and dicts copied, history entries too): the tables of
-        the bot copy their game on every press, so each field is copied by hand."""
+        """An independent copy: lists and dicts copied, field by field (the bot copies its
+        game a few times a press). History entries are shared: one is never changed once
+        written (play only appends), and a long game holds a few hundred."""
         g = Game.__new__(Game)
         for name in _SCALARS:
             setattr(g, name, getattr(self, name))
         for name in _LISTS:
             setattr(g, name, getattr(self, name).copy())
         g.options = dict(self.options)
-        g.history = [list(h) for h in self.history]
+        g.history = list(self.history)
         return g
 
     def __eq__(self, other: object) -> bool:
