@@ -203,3 +203,11 @@ def test_json_round_trip_is_exact_at_random_points() -> None:
                 break
             choose_move(g, r, s).play(g)
             assert twin.to_json() == text, "a clone shares nothing the game changes"
+
+
+def test_clone_names_every_field_of_a_game() -> None:
+    """Game.clone copies fields by name: a field added to the game must be named there too."""
+    from shbot.engine import game as engine_game
+
+    named = {*engine_game._SCALARS, *engine_game._LISTS, "options", "history"}
+    assert named == set(Game.__slots__)

@@ -43,14 +43,14 @@ class Commit:
         return lock
 
     async def _load(self, chat_id: int, fresh: bool) -> GameRecord:
-        record = None if fresh else self.outbox.records.get(chat_id)
+        record = None if fresh else self.outbox.tables.get(chat_id)
         if record is None:
             record = await self.store.get_game(chat_id)
             if record is None:
                 missing = NoGame(f"no active game in chat {chat_id}")
                 # What this process last knew of it: if the store lost the game, its
                 # messages can still lose their buttons (Services.lost_game).
-                missing.last_known = self.outbox.records.pop(chat_id, None)
+                missing.last_known = self.outbox.tables.pop(chat_id, None)
                 raise missing
         return record
 
@@ -76,7 +76,7 @@ class Commit:
                 try:
                     saved = await self._save(record, table)
                 except NoGame as missing:  # judged on a cached copy of a game the store lost
-                    missing.last_known = self.outbox.records.pop(chat_id, record)
+                    missing.last_known = self.outbox.tables.pop(chat_id, record)
                     raise
                 except VersionConflict:
                     fresh = True
@@ -148,7 +148,7 @@ class Commit:
 
     async def _close(self, chat_id: int, record: GameRecord) -> None:
         table = Table.from_dict(record.data)
-        self.outbox.records.pop(chat_id, None)
+        self.outbox.tables.pop(chat_id, None)
         finished = table.ending == "finished" and table.game is not None
         # Statistics and players before the game leaves the active games: both are
         # idempotent, so a crash in between only repeats them (the restart finalizes the

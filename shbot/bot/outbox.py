@@ -73,7 +73,6 @@ class Outbox:
         self.pacer = pacer
         self.svc: Services | None = None  # set by Services
         self.tables = Tables()  # the newest committed record per group, its table built
-        self.records = self.tables.records
         # Owed entries this process delivers: those its own commits (or its recovery) owed.
         # With several processes on one store each delivers its own, so none sends twice.
         self.mine: dict[int, set[tuple[str, int]]] = {}
@@ -99,7 +98,7 @@ class Outbox:
         after ``after_seq``: by this change; -1: everything, as after a restart). ``table``
         is the record's table already built (the worker only reads it): not parsed again."""
         if record is None:
-            self.tables.forget(chat_id)
+            self.tables.pop(chat_id)
         else:
             self.tables.remember(record, table)
             mine = self.mine.setdefault(chat_id, set())
@@ -151,7 +150,7 @@ class Outbox:
             while True:
                 state.wake.clear()
                 record = await self._record(chat_id)
-                table = self._table(record)
+                table = None if record is None else self.tables.table(record)
                 choice, wait = self._choose(chat_id, table, state)
                 if choice is None and wait is None:
                     if table is not None and table.ending and record is not None:
@@ -173,7 +172,7 @@ class Outbox:
                     if outages > STORE_RETRIES:
                         log.warning("delivery to %s paused: store unavailable (%s)", chat_id, exc)
                         break
-                    self.records.pop(chat_id, None)
+                    self.tables.pop(chat_id)
                     await asyncio.sleep(min(5.0, 0.2 * 2**outages))
         except asyncio.CancelledError:
             raise
@@ -207,19 +206,15 @@ class Outbox:
             await self._deliver_plain(chat_id, choice, state)
 
     def _stopped(self, chat_id: int, state: _Chat) -> None:
-        """A worker ends: its table goes if its record did; the outbox is idle once none runs."""
-        self.tables.release(chat_id)
+        """A worker ends; the outbox is idle once none runs."""
         if state.task is asyncio.current_task():
             state.task = None
             self._running.discard(chat_id)
         if not self._running:  # (a set, not a look at every group: a worker ends per press)
             self._idle.set()
 
-    def _table(self, record: GameRecord | None) -> Table | None:
-        return None if record is None else self.tables.table(record)
-
     async def _record(self, chat_id: int) -> GameRecord | None:
-        record = self.records.get(chat_id)
+        record = self.tables.get(chat_id)
         # Only a chat whose game this process committed owes it anything (see _choose).
         if record is None and self.svc is not None and chat_id in self.mine:
             try:
@@ -229,7 +224,7 @@ class Outbox:
                 await asyncio.sleep(1.0)
                 return None
             if record is not None:
-                self.records[chat_id] = record
+                self.tables.remember(record)
         return record
 
     def _choose(
@@ -351,12 +346,12 @@ class Outbox:
             table.record_calls(taken)
 
         self.mine.get(chat_id, set()).discard((slot, seq))
-        record = self.records.get(chat_id)
+        record = self.tables.get(chat_id)
         if (
             mid is not None
             and record is not None
             and mid == _shown(record, slot)
-            and self.tables.table(record).gid == gid
+            and record.data.get("gid") == gid
         ):
             # An edit of a known message (its last one too: a prompt answered, a round
             # closed): recorded in the cached record and saved with the next commit (it rides

@@ -156,7 +156,7 @@ class Services:
         or the other way round), it changes nothing."""
         async with self.commit.lock(old_id):
             record = await self.store.get_game(old_id)
-            self.outbox.records.pop(old_id, None)
+            self.outbox.tables.pop(old_id)
             await self._move_settings(old_id, new_id)
             await self.store.move_records(old_id, new_id)  # /stats and /history go along
             if record is None:
@@ -225,9 +225,7 @@ class Services:
         group, or None for a press in private (then the group is known only if this process
         served the game)."""
         if chat_id is None:
-            chat_id = next(
-                (c for c, rec in self.outbox.records.items() if rec.data.get("gid") == gid), None
-            )
+            chat_id = self.outbox.tables.chat_of(gid)
         if chat_id is not None and not await self._store_lost(chat_id, gid):
             return
         await self._unbutton_pressed(message)
@@ -247,9 +245,9 @@ class Services:
         record = await self.store.get_game(chat_id)
         if record is not None and record.data.get("gid") == gid:
             return False  # it is there (ending): not lost
-        cached = self.outbox.records.get(chat_id)
+        cached = self.outbox.tables.get(chat_id)
         if cached is not None and cached.data.get("gid") == gid:
-            self.outbox.records.pop(chat_id, None)  # a copy of what the store lost
+            self.outbox.tables.pop(chat_id)  # a copy of what the store lost
         # Ended and archived: the usual answer says it all.
         return not any(g.data.get("gid") == gid for g in await self.store.finished_games(chat_id))
 

@@ -17,27 +17,30 @@ from shbot.table import Table
 
 
 class Tables:
-    """Records by group (``records``, read and dropped by the commit path and services) and
-    the table built from each: valid while the record holds the very data it was built from."""
+    """The newest record of each group and the table built from it; a built table is valid
+    while the record holds the very data it was built from, and goes with its record."""
 
     def __init__(self) -> None:
-        self.records: dict[int, GameRecord] = {}
+        self._records: dict[int, GameRecord] = {}
         self._built: dict[int, tuple[dict[str, Any], Table]] = {}
+
+    def get(self, chat_id: int) -> GameRecord | None:
+        return self._records.get(chat_id)
 
     def remember(self, record: GameRecord, table: Table | None = None) -> None:
         """``record`` is the group's newest; ``table`` is its table if already built."""
-        self.records[record.chat_id] = record
+        self._records[record.chat_id] = record
         if table is not None:
             self._built[record.chat_id] = (record.data, table)
 
-    def forget(self, chat_id: int) -> None:
-        self.records.pop(chat_id, None)
+    def pop(self, chat_id: int, default: GameRecord | None = None) -> GameRecord | None:
+        """Forget the group's record (and its table); the record, else ``default``."""
         self._built.pop(chat_id, None)
+        return self._records.pop(chat_id, default)
 
-    def release(self, chat_id: int) -> None:
-        """Drop the built table of a group whose record is gone (an idle worker's end)."""
-        if chat_id not in self.records:
-            self._built.pop(chat_id, None)
+    def chat_of(self, gid: str) -> int | None:
+        """The group whose known record is game ``gid``, if any."""
+        return next((c for c, r in self._records.items() if r.data.get("gid") == gid), None)
 
     def table(self, record: GameRecord) -> Table:
         """The record's table, built once per version of the record's data (read only)."""

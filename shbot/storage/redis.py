@@ -231,7 +231,7 @@ def _glob_escape(text: str) -> str:
 
 
 @asynccontextmanager
-async def _guard(seconds: float | None) -> AsyncIterator[None]:
+async def _bounded(seconds: float | None) -> AsyncIterator[None]:
     """One store operation: done within ``seconds`` as a whole (redis-py's own socket
     timeouts cost a task per command on Python 3.11), and every redis-py exception turned
     into a StoreError so none leaks to the bot. A command cut short closes its connection
@@ -300,7 +300,7 @@ class RedisStore(Store):
     def _guard(self, *, long: bool = False) -> AbstractAsyncContextManager[None]:
         """The time limit and error mapping of one operation (``long``: a scan of every
         game, ten times the limit)."""
-        return _guard(self.socket_timeout * (10 if long else 1))
+        return _bounded(self.socket_timeout * (10 if long else 1))
 
     # -- keys --------------------------------------------------------------------------------
 
