@@ -37,10 +37,11 @@ every ``BETWEEN_STRIDE``-th action.
 
 Speed: games run at full speed (no pacing, no rate limiter, no timers), one game takes
 about 0.3 s, so every N on both stores in every way of dying would take about six minutes.
-Hence: SQLite dies during every call (every N: 80 to 100 s); Redis, and the other ways of
-dying on both stores, take every stride-th N (``DURING``, ``BEFORE``, ``STORE_OPS``), each
-store at other offsets, plus the first call of each kind (a role, a hand, a round message,
-an answer, ...) and the last, so that every kind of call is covered on both stores.
+Hence: SQLite dies during every call (every N: 80 to 180 s of one core, in
+``DURING_PARTS`` tests that parallel workers share); Redis, and the other ways of dying on
+both stores, take every stride-th N (``DURING``, ``BEFORE``, ``STORE_OPS``), each store at
+other offsets, plus the first call of each kind (a role, a hand, a round message, an
+answer, ...) and the last, so that every kind of call is covered on both stores.
 """
 
 from __future__ import annotations
@@ -99,6 +100,7 @@ DURING = {"sqlite": (1, 0), "redis": (13, 0)}
 BEFORE = {"sqlite": (13, 1), "redis": (17, 5)}
 STORE_OPS = {"sqlite": (11, 2), "redis": (19, 4)}
 BETWEEN_STRIDE = 16  # every how many actions the process dies between commit and send
+DURING_PARTS = 4  # "during every call" is split so that parallel test workers share it
 GAME_TIMEOUT = 30.0  # seconds for one game; a bot that stalls fails that N, not the run
 
 
@@ -591,13 +593,20 @@ async def test_the_fake_kills_the_process_at_the_nth_call() -> None:
         assert [m.text for m in fake.messages(-100)] == ["one", "two", "three", "six"]
 
 
-async def test_crash_during_every_call(stores: tuple[str, StoreFactory], seed: int) -> None:
+@pytest.mark.parametrize("part", range(DURING_PARTS))
+async def test_crash_during_every_call(
+    stores: tuple[str, StoreFactory], seed: int, part: int
+) -> None:
+    """Every ``DURING_PARTS``-th N of the chosen ones, from the ``part``-th: the parts
+    together die at each N once."""
     kind, reopen = stores
     ref = await reference_game(reopen, seed)
     calls = len(ref.calls)
     assert 200 < calls < 320, calls
     ns = chosen(ref.calls, *DURING[kind])
     assert kind != "sqlite" or ns == list(range(1, calls + 1))
+    ns = ns[part::DURING_PARTS]
+    assert ns
     failures: dict[int, str] = {}
     for n in ns:
         with failure(failures, n, ref.calls[n - 1]):

