@@ -38,6 +38,7 @@ from shbot.storage import Store, StoreError, open_store
 from . import logs
 from .app import build_application
 from .config import Config, ConfigError, load_config
+from .sender import retry_seconds
 
 log = logging.getLogger(__name__)
 
@@ -242,8 +243,7 @@ async def wait_for_bot_api(
         except InvalidToken:
             raise StartupError(token_rejected(config)) from None
         except RetryAfter as exc:
-            retry_after = getattr(exc, "_retry_after", None)  # a timedelta in PTB 22
-            wait = max(retry_after.total_seconds() if retry_after else 1.0, 1.0)
+            wait = max(retry_seconds(exc), 1.0)
             reason = f"flood control: {exc.message}"
         except NetworkError as exc:
             wait, reason = delay, exc.message

@@ -41,6 +41,15 @@ MAX_ATTEMPTS = 6  # network errors on one message before it is given up
 MAX_CONTENT = 100_000  # messages whose shown content is remembered (forgetting costs an edit)
 
 
+def retry_seconds(exc: RetryAfter) -> float:
+    """How long Telegram asked to wait. PTB 22 keeps it as a timedelta; its public
+    ``retry_after`` still answers in seconds and warns of the change at every read."""
+    delay = getattr(exc, "_retry_after", None)
+    if delay is None:  # not PTB 22's layout: the public attribute, whatever its type
+        delay = exc.retry_after
+    return float(delay.total_seconds() if hasattr(delay, "total_seconds") else delay)
+
+
 class Retry(Exception):
     """Try this message again later (the worker loops)."""
 
@@ -83,8 +92,7 @@ class Sender:
         try:
             mid = await self._call(m)
         except RetryAfter as exc:
-            delay = exc.retry_after
-            seconds = float(delay.total_seconds() if hasattr(delay, "total_seconds") else delay)
+            seconds = retry_seconds(exc)
             log.warning("Telegram asked to wait %.0f s before writing to %s", seconds, m.chat_id)
             self.pacer.block(m.chat_id, seconds)
             raise Retry from exc
