@@ -102,8 +102,8 @@ def test_the_cycle_check_finds_a_cycle(tmp_path: Path) -> None:
     assert import_cycle(tmp_path) is None
 
 
-#: Modules allowed over MAX_MODULE_LINES: the rules engine, the two storage backends, and
-#: the test doubles of shbot/devtools (a fake Bot API is as big as what it imitates).
+#: Modules allowed over MAX_MODULE_LINES: the rules engine and the two storage backends. The
+#: test doubles of shbot/devtools are held to it too (the fake Bot API is in parts).
 LONG_MODULES = ("shbot/engine/game.py", "shbot/storage/sqlite.py", "shbot/storage/redis.py")
 MAX_MODULE_LINES = 400
 MAX_HANDLER_LINES = 40
@@ -114,7 +114,7 @@ def long_modules(root: Path) -> dict[str, int]:
     out = {}
     for path in (root / "shbot").rglob("*.py"):
         name = path.relative_to(root).as_posix()
-        if name in LONG_MODULES or name.startswith("shbot/devtools/"):
+        if name in LONG_MODULES:
             continue
         lines = len(path.read_text(encoding="utf-8").splitlines())
         if lines > MAX_MODULE_LINES:
@@ -150,7 +150,7 @@ def test_the_size_checks_find_long_code(tmp_path: Path) -> None:
     (tmp_path / "shbot/small.py").write_text("x = 1\n" * 400)
     (tmp_path / "shbot/engine/game.py").write_text("x = 1\n" * 900)
     (tmp_path / "shbot/devtools/fake.py").write_text("x = 1\n" * 900)
-    assert long_modules(tmp_path) == {"shbot/big.py": 401}
+    assert long_modules(tmp_path) == {"shbot/big.py": 401, "shbot/devtools/fake.py": 900}
     body = "    x = 1\n"
     (tmp_path / "h.py").write_text(f"async def long():\n{body * 40}\n\ndef short():\n{body * 39}")
     assert long_functions(tmp_path) == {"h.py:long": 41}
