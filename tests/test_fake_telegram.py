@@ -124,6 +124,33 @@ async def test_message_ids_interleave_and_user_messages_are_kept() -> None:
             h.last(group)
 
 
+async def test_a_message_held_before_keeps_its_id_and_buttons() -> None:
+    """A message Telegram held before the fake existed (sent by an older bot, see
+    tests/test_bot_upgrade.py): its id is kept, later ones follow it, it can be pressed
+    and edited like any other."""
+    fake = FakeBotAPI()
+    alice = make_user("Alice")
+    async with Harness(build_app(fake), fake) as h:
+        group = h.group()
+        keyboard = {"inline_keyboard": [[{"text": "Press me", "callback_data": "pressed"}]]}
+        old = fake.add_message(
+            group.id, 7, "<b>old</b>", parse_mode="HTML", reply_markup=keyboard, history=["x"]
+        )
+        assert (old.plain_text, old.from_bot, old.sender["id"]) == ("old", True, fake.bot_id)
+        with pytest.raises(ValueError, match="not newer"):
+            fake.add_message(group.id, 7, "again")
+        await h.press(alice, old, text="Press me")
+        edited = fake.message(group.id, 7)
+        assert (edited.plain_text, edited.history, edited.buttons()) == (
+            "done",
+            ["x", "<b>old</b>"],
+            [],
+        )
+        await h.command(alice, group, "/ping")
+        assert [m.message_id for m in fake.messages(group.id, from_bot=None)] == [7, 8, 9]
+        h.assert_no_errors()
+
+
 async def test_send_to_user_who_never_started_is_forbidden() -> None:
     fake = FakeBotAPI()
     carol = make_user("Carol")

@@ -17,13 +17,11 @@ from .fake_errors import NOT_MODIFIED, _bad
 from .fake_html import HtmlError, html_to_plain, utf16_len
 from .fake_records import (
     ALERT_TOO_LONG,
-    BUTTON_DATA_INVALID,
     CANT_DELETE,
     CANT_EDIT,
     DELETE_NOT_FOUND,
     EDIT_NOT_FOUND,
     MAX_CALLBACK_ANSWER_CHARS,
-    MAX_CALLBACK_DATA_BYTES,
     MAX_TEXT_UTF16,
     PARSE_ERROR,
     QUERY_INVALID,
@@ -32,6 +30,7 @@ from .fake_records import (
     CallbackAnswer,
     JSONDict,
     StoredMessage,
+    checked_markup,
 )
 
 
@@ -56,19 +55,7 @@ class MessageMethods(ChatMethods):
         markup = self._markup(params)
         return text, plain, parse_mode, markup
 
-    @staticmethod
-    def _markup(params: JSONDict) -> JSONDict | None:
-        markup = params.get("reply_markup")
-        if not markup:
-            return None
-        for row in markup.get("inline_keyboard", []):
-            for button in row:
-                data = button.get("callback_data")
-                if data is not None and not (
-                    0 < len(data.encode("utf-8")) <= MAX_CALLBACK_DATA_BYTES
-                ):
-                    raise _bad(BUTTON_DATA_INVALID)
-        return dict(markup)
+    _markup = staticmethod(checked_markup)
 
     def _send_message(self, params: JSONDict) -> JSONDict:
         chat = self._writable_chat(params)

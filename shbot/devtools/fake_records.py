@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from . import fake_media
+from .fake_errors import _bad
 
 JSONDict = dict[str, Any]
 
@@ -268,3 +269,16 @@ class FakeState:
 
         def now(self) -> float:
             """Timestamp for the call log (see ``FakeBotAPI.now``)."""
+
+
+def checked_markup(params: JSONDict) -> JSONDict | None:
+    """The inline keyboard of a send or edit, refused as Telegram refuses bad callback data."""
+    markup = params.get("reply_markup")
+    if not markup:
+        return None
+    for row in markup.get("inline_keyboard", []):
+        for button in row:
+            data = button.get("callback_data")
+            if data is not None and not (0 < len(data.encode("utf-8")) <= MAX_CALLBACK_DATA_BYTES):
+                raise _bad(BUTTON_DATA_INVALID)
+    return dict(markup)

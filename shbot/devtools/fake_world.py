@@ -13,7 +13,15 @@ import itertools
 import time
 from collections.abc import Iterable
 
-from .fake_records import FakeChat, FakeState, JSONDict, StoredMessage, _member_dict
+from .fake_html import html_to_plain
+from .fake_records import (
+    FakeChat,
+    FakeState,
+    JSONDict,
+    StoredMessage,
+    _member_dict,
+    checked_markup,
+)
 
 
 class WorldControls(FakeState):
@@ -82,6 +90,61 @@ class WorldControls(FakeState):
             entities=list(entities or []),
         )
         self.store.setdefault(chat_id, []).append(message)
+        return message
+
+    def add_message(
+        self,
+        chat_id: int,
+        message_id: int,
+        text: str,
+        *,
+        from_bot: bool = True,
+        sender: JSONDict | None = None,
+        parse_mode: str | None = None,
+        reply_markup: JSONDict | None = None,
+        entities: list[JSONDict] | None = None,
+        date: int | None = None,
+        edit_count: int = 0,
+        edit_date: int | None = None,
+        history: list[str] | None = None,
+        deleted: bool = False,
+        pinned: bool = False,
+    ) -> StoredMessage:
+        """Put a message Telegram already holds into a known chat, with its own id: one sent
+        before this fake existed (by an older bot, see tests/test_bot_upgrade.py). Ids must
+        grow within a chat; later messages there get higher ids. The visible text is read
+        from ``text`` as the parse mode says, so it must be valid (as it was when sent)."""
+        chat = self.chats[chat_id]
+        held = self.store.setdefault(chat_id, [])
+        if held and held[-1].message_id >= message_id:
+            raise ValueError(f"message {message_id} is not newer than those of chat {chat_id}")
+        plain = text
+        if parse_mode is not None and parse_mode.lower() == "html":
+            plain = html_to_plain(text)
+        if sender is None:
+            sender = self._bot_user() if from_bot else None
+        if sender is None:
+            raise ValueError("a user's message needs its sender")
+        message = StoredMessage(
+            chat=chat,
+            message_id=message_id,
+            text=text,
+            plain_text=plain,
+            parse_mode=parse_mode,
+            reply_markup=checked_markup({"reply_markup": reply_markup}),
+            date=int(time.time()) if date is None else date,
+            sender=dict(sender),
+            from_bot=from_bot,
+            entities=list(entities or []),
+            deleted=deleted,
+            edit_count=edit_count,
+            edit_date=edit_date,
+            pinned=pinned,
+            history=list(history or []),
+        )
+        held.append(message)
+        following = next(self._next_ids.get(chat_id, itertools.count(1)))
+        self._next_ids[chat_id] = itertools.count(max(following, message_id + 1))
         return message
 
     def migrate_chat(self, chat_id: int, new_id: int, by: JSONDict) -> tuple[FakeChat, JSONDict]:
