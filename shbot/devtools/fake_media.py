@@ -16,12 +16,12 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .fake_errors import NOT_MODIFIED, _bad
+from .fake_errors import NOT_MODIFIED, JSONDict, _bad
 
 if TYPE_CHECKING:
-    from .fake_telegram import FakeBotAPI, StoredMessage
+    from .fake_records import StoredMessage
+    from .fake_telegram import FakeBotAPI
 
-JSONDict = dict[str, Any]
 
 MAX_CAPTION_UTF16 = 1024
 CAPTION_TOO_LONG = "Bad Request: message caption is too long"

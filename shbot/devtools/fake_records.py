@@ -13,9 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from . import fake_media
-from .fake_errors import _bad
-
-JSONDict = dict[str, Any]
+from .fake_errors import JSONDict, _bad
 
 # Descriptions exactly as Telegram sends them (PTB strips "Bad Request: " and capitalizes).
 NOT_STARTED = "Forbidden: bot can't initiate conversation with a user"
