@@ -207,11 +207,17 @@ class Run:
         if died:
             await self.restart_after_crash()
             if self.redeliver:
+                again = []
                 for payload in fed:
                     query = payload.get("callback_query")
                     if query is not None and query["id"] in self.fake.callback_queries:
+                        again.append(query["id"])
                         await self.bot.h.feed(payload)  # the same press, still unanswered
                 await self.bot.settle()
+                # Applied or not by the dead process, the press is answered now (a spinning
+                # button otherwise, until Telegram gives up on it).
+                spinning = [q for q in again if q in self.fake.callback_queries]
+                assert not spinning, f"presses delivered again, never answered: {spinning}"
         return result, died
 
     async def restart_after_crash(self) -> None:

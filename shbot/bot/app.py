@@ -119,6 +119,11 @@ async def setup_menus(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         await bot.set_my_short_description(short_description(t), language_code=lang)
 
 
+#: A game's newest committed presses a new process keeps in mind, to answer one that comes
+#: again (the process that committed it may have died first); more than a table sees at once.
+INHERITED_PRESSES = 16
+
+
 async def recover(app: Application[Any, Any, Any, Any, Any, Any]) -> int:
     """After a restart (clean or not) every lobby and running game continues.
 
@@ -142,6 +147,7 @@ async def recover(app: Application[Any, Any, Any, Any, Any, Any]) -> int:
         replies = (await s.store.get_group(record.chat_id)).get("reply_calls", [])
         s.outbox.pacer.seed(record.chat_id, [*table.calls, *map(float, replies)])
         s.outbox.committed(record.chat_id, record)
+        s.inherited.update(table.seen[-INHERITED_PRESSES:])
         jobs.arm(app, record.chat_id, table)
         robots.arm(app, record.chat_id, table)
     log.info("recovered %d active games", count)

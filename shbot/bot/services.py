@@ -44,6 +44,9 @@ class Services:
     _group_lang: dict[int, tuple[str, float]] = field(default_factory=dict)
     _admins: dict[tuple[int, int], tuple[bool, float]] = field(default_factory=dict)
     _pinged: dict[int, float] = field(default_factory=dict)
+    #: Presses an earlier process committed (the newest of each game it left, read at
+    #: recovery): if one comes again, that process may have died before answering it.
+    inherited: set[str] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         self.commit = Commit(self.store, self.outbox)

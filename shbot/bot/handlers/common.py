@@ -10,6 +10,7 @@ from typing import Any, cast
 
 from telegram import CallbackQuery, Chat, Message, Update, User
 from telegram.constants import ChatType
+from telegram.error import BadRequest
 from telegram.ext import ApplicationHandlerStop, ContextTypes
 
 from shbot.i18n import Translator, normalize
@@ -223,6 +224,21 @@ async def answer(
         sender = message.sender_chat or message.from_user
         key = f"to:{sender.id}" if sender is not None else None
         await reply(context, message, r.esc(text), key=key)
+
+
+async def answer_redelivered(context: Ctx, query: CallbackQuery | None) -> None:
+    """A press that an earlier delivery of it already applied (the commit's "duplicate").
+    If an earlier process committed it, that process may have died before answering (a
+    kill -9): the player's button would spin, so answer it, once, without words (Telegram
+    refuses a second answer, which changes nothing). A press this process or a live peer
+    committed is answered by whoever committed it: nothing more to send."""
+    if query is None or f"cq:{query.id}" not in svc(context).inherited:
+        return
+    svc(context).inherited.discard(f"cq:{query.id}")
+    try:
+        await query.answer()
+    except BadRequest:
+        log.info("a press delivered again after a restart was already answered")
 
 
 async def refuse(

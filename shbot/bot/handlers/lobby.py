@@ -19,6 +19,7 @@ from ..timers_config import preset_seconds
 from .common import (
     Ctx,
     answer,
+    answer_redelivered,
     current_table,
     group_only,
     is_person,
@@ -166,7 +167,8 @@ async def join_refused(
     """A refused join releases the binding it took (unless the user sits at the table
     anyway) and says why; a join link opened twice just sends the player back."""
     if refusal.code == "duplicate":
-        return  # the same press delivered twice: applied and answered once
+        await answer_redelivered(context, query)  # the same press delivered twice: applied once
+        return
     table = await current_table(context, chat_id)
     if table is None or table.player(user_id) is None:
         await svc(context).store.release_players(chat_id, [user_id])  # only if bound here
@@ -208,7 +210,9 @@ async def leave_lobby(
             from .seats import leave_running
 
             await leave_running(context, chat_id, user, message, query, t)
-        elif refusal.code != "duplicate":
+        elif refusal.code == "duplicate":
+            await answer_redelivered(context, query)
+        else:
             await refuse(context, query, message, t, refusal)
         return
     await answer(context, query, message, answer_text(t, outcome.answer) or "", alert=False)
@@ -296,7 +300,9 @@ async def commit_start(
     except NoGame:
         await answer(context, query, message, t._("There is no open game. /newgame opens one."))
     except Refusal as refusal:
-        if refusal.code != "duplicate":
+        if refusal.code == "duplicate":
+            await answer_redelivered(context, query)
+        else:
             await refuse(context, query, message, t, refusal)
     return None
 

@@ -26,7 +26,7 @@ from shbot.table.play import check_press, play
 from .. import callbacks as cb
 from .. import render as r
 from ..refusals import answer_text, refusal_text
-from .common import Ctx, current_table, is_group, svc
+from .common import Ctx, answer_redelivered, current_table, is_group, svc
 
 
 def decode(table: Table, press: cb.GamePress, seat: int) -> Action:
@@ -98,8 +98,11 @@ async def on_game_press(update: Update, context: Ctx) -> None:
         await game_gone(context, query, chat_id, press.game_id, missing.last_known)
         return
     except Refusal as refusal:
-        if refusal.code == "duplicate" or not await s.store.first_seen(f"cq:{query.id}"):
-            return  # applied, or refused and answered, by an earlier delivery of it
+        if refusal.code == "duplicate":
+            await answer_redelivered(context, query)  # applied by an earlier delivery of it
+            return
+        if not await s.store.first_seen(f"cq:{query.id}"):
+            return  # refused and answered by an earlier delivery of it
         table = refusal.table or await current_table(context, chat_id)
         await query.answer(refusal_text(t, refusal, table)[:200], show_alert=refusal.alert)
         return

@@ -15,7 +15,7 @@ from .. import callbacks as cb
 from ..commit import Change
 from ..refusals import refusal_text
 from ..render import seats as rs
-from .common import Ctx, answer, current_table, group_only, is_person, svc
+from .common import Ctx, answer, answer_redelivered, current_table, group_only, is_person, svc
 
 MAX_ADD = seats.MAX_SEATS - 1
 
@@ -39,7 +39,9 @@ async def _run(
     except NoGame:
         await answer(context, query, message, t._("There is no open game. /newgame opens one."))
     except Refusal as refusal:
-        if refusal.code != "duplicate":
+        if refusal.code == "duplicate":
+            await answer_redelivered(context, query)
+        else:
             await answer(context, query, message, _refusal(t, refusal), alert=refusal.alert)
     return None
 

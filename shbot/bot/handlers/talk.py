@@ -9,7 +9,7 @@ from shbot.table import Outcome, Refusal, Table, claims
 
 from .. import callbacks as cb
 from ..refusals import answer_text, refusal_text
-from .common import Ctx, current_table, is_group, svc
+from .common import Ctx, answer_redelivered, current_table, is_group, svc
 from .play import game_gone, group_of
 
 
@@ -37,6 +37,7 @@ async def on_claim(update: Update, context: Ctx) -> None:
         return claims.claim(table, press.game_id, press.step, user.id, press.arg)
 
     if not await s.store.first_seen(f"cq:{query.id}"):
+        await answer_redelivered(context, query)  # if a dead process took the first
         return
     try:
         outcome = await s.commit.run(chat_id, change, update_key=f"cq:{query.id}")
@@ -45,6 +46,7 @@ async def on_claim(update: Update, context: Ctx) -> None:
         return
     except Refusal as refusal:
         if refusal.code == "duplicate":
+            await answer_redelivered(context, query)
             return
         table = await current_table(context, chat_id)
         await query.answer(refusal_text(t, refusal, table)[:200], show_alert=refusal.alert)
