@@ -23,12 +23,13 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from shbot.i18n import translator
 from shbot.storage import Store, open_store
 
 from .http_api import serve
 from .trial_api import BotProcess, TrialAPI, bot_env
 from .trial_play import GroupPlay, user
-from .trial_report import group_report, overall_lines, shown_text
+from .trial_report import group_report, overall_lines, shown_text, winners
 
 FRENCH_NAMES = [
     ("<b>Zoé</b>", None),
@@ -155,7 +156,7 @@ async def trial(args: argparse.Namespace) -> int:
                     play.note(f"the players gave up: {result!r}")
             if kill is not None:
                 down = await kill
-            await settle(api, loop.time() + 180)
+            await settle(api, plays, loop.time() + 240)
         finally:
             status = await bot.stop()
             server.stop()
@@ -163,14 +164,28 @@ async def trial(args: argparse.Namespace) -> int:
     return report(api, plays, bot, down, status)
 
 
-async def settle(api: TrialAPI, deadline: float) -> None:
-    """Wait until the bot has said everything (no call for 10 s)."""
+async def settle(api: TrialAPI, plays: list[GroupPlay], deadline: float) -> None:
+    """Wait until every group was told who won (the bot paces a group to 20 calls a minute,
+    so the last messages of a game can come a minute after its last press), then until the
+    bot has been quiet for 15 s."""
     loop = asyncio.get_running_loop()
+    while loop.time() < deadline and not all(announced(api, p) for p in plays):
+        await asyncio.sleep(0.5)
     while loop.time() < deadline:
         busy = [c for c in api.calls if c.method.lower() != "getupdates"]
-        if not busy or loop.time() - busy[-1].time > 10:
+        if not busy or loop.time() - busy[-1].time > 15:
             return
         await asyncio.sleep(0.5)
+
+
+def announced(api: TrialAPI, play: GroupPlay) -> bool:
+    """The group got the game-over message (or its players gave up: nothing to wait for)."""
+    if not play.done:
+        return True
+    won = winners(translator(play.lang))
+    return any(
+        c.ok and c.chat_id == play.chat_id and shown_text(c).startswith(won) for c in api.calls
+    )
 
 
 def report(

@@ -214,7 +214,12 @@ class GroupPlay:
     async def play(self, deadline: float) -> None:
         while not self.done and self.now() < deadline:
             await self.pause()
-            table = await self.table()
+            try:
+                record = await self.store.get_game(self.chat_id)
+            except (StoreError, OSError) as exc:  # the bot may be writing, or restarting
+                self.note(f"store read failed: {exc!r}")
+                continue
+            table = Table.from_dict(record.data) if record is not None else None
             if table is None or table.gid != self.gid or table.game is None:
                 self.done = table is None or table.gid != self.gid
                 continue
