@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import logging
 import secrets
 import sys
 import tempfile
@@ -128,6 +129,8 @@ async def trial(args: argparse.Namespace) -> int:
         api = TrialAPI(latency=args.latency)
         port = free_port()
         server = serve(api, port)
+        # A long poll cut short by a kill or by the end of the run is logged as a 500: noise.
+        logging.getLogger("tornado.access").setLevel(logging.CRITICAL)
         bot = BotProcess(workdir, bot_env(workdir, f"http://127.0.0.1:{port}", values))
         store = open_store(
             values.get("REDIS_URL"),

@@ -116,12 +116,13 @@ class GroupPlay:
         return None
 
     async def wait_answer(self, query_id: str, timeout: float = 15.0) -> str | None:
-        """The text the bot answered ``query_id`` with ("" for none); None if unanswered."""
+        """The text the bot answered ``query_id`` with (or the link it opens; "" for neither);
+        None if unanswered."""
         deadline = self.now() + timeout
         while self.now() < deadline:
             for answer in reversed(self.api.answers):
                 if answer.query_id == query_id:
-                    return answer.text or ""
+                    return answer.text or (f"<opens {answer.url}>" if answer.url else "")
             await asyncio.sleep(0.1)
         return None
 

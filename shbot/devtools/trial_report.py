@@ -199,11 +199,11 @@ def overall_lines(api: TrialAPI, plays: Iterable[GroupPlay], stderr: str) -> lis
     no_chat = sum(c.chat_id is None for c in refused)
     bad = [ln for ln in stderr.splitlines() if "Traceback" in ln or "ERROR" in ln]
     warnings = [ln for ln in stderr.splitlines() if "WARNING" in ln]
-    failed: dict[str, int] = {}
-    for call in api.calls:
-        if not call.ok and call.status != 429:
-            key = f"{call.method} {call.status} {call.description}"
-            failed[key] = failed.get(key, 0) + 1
+    failed = [
+        f"t={c.time:.2f} {c.method} chat={c.chat_id} {c.status} {(c.description or '')[:60]!r}"
+        for c in api.calls
+        if not c.ok and c.status != 429
+    ]
     out = [
         "== overall",
         f"  calls: {len(api.calls)}; updates re-served after the restart: {api.served_again}",
@@ -212,7 +212,8 @@ def overall_lines(api: TrialAPI, plays: Iterable[GroupPlay], stderr: str) -> lis
         f" without a chat {no_chat})",
         f"  max calls to chats in any 1 s: {api.max_calls_overall(1.0)};"
         f" all calls in any 1 s: {api.max_calls_overall(1.0, chats=False)}",
-        f"  other failed calls: {failed or 'none'}",
+        f"  other failed calls: {len(failed)}",
+        *(f"    {line}" for line in failed[:20]),
         f"  stderr Traceback/ERROR lines: {len(bad)}; WARNING lines: {len(warnings)}",
     ]
     out += [f"    {ln}" for ln in bad[:20]]
