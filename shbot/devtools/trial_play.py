@@ -50,6 +50,7 @@ class Press:
     user_id: int
     data: str
     at: float
+    chat_id: int = 0  # where a command was written
 
 
 @dataclass
@@ -105,7 +106,7 @@ class GroupPlay:
 
     def command(self, person: JSONDict, chat_id: int, text: str, kind: str = "command") -> None:
         self.api.command(person, chat_id, text)
-        self.presses.append(Press(self.name, kind, None, person["id"], text, self.now()))
+        self.presses.append(Press(self.name, kind, None, person["id"], text, self.now(), chat_id))
 
     def lobby_button(self, op: str) -> tuple[StoredMessage, str] | None:
         for message in reversed(self.api.messages(self.chat_id)):
@@ -289,10 +290,15 @@ class GroupPlay:
             self.press(self.people[1], round_message, data, "forged")
             await self.pause()
         message = self.step_button(self.chat_id, f"{table.gid}:{table.step}:", GROUP_OPS)
+        if message is None:  # no vote or nomination now: the board's "My role" button
+            message = self.step_button(self.chat_id, f"{table.gid}:", frozenset({cb.MY_ROLE}))
         if message is not None:
             data = next(b["callback_data"] for b in message.buttons() if "callback_data" in b)
             self.press(self.outsider, message, data, "outsider")
             await self.pause()
         self.command(self.people[1], self.chat_id, "/frobnicate", "unknown-command")
+        await self.pause()
+        name = self.api.bot_username
+        self.command(self.people[1], self.chat_id, f"/frobnicate@{name}", "unknown-command")
         await self.pause()
         self.command(host, self.chat_id, "/lang xx", "lang-xx")

@@ -160,6 +160,20 @@ def group_report(api: TrialAPI, play: GroupPlay, down: tuple[float, float] | Non
         rep.latencies.append(latency)
         if latency > SLOW:
             rep.slow.append(f"{what}: {latency:.2f} s (answer {answer.text!r})")
+    for press in play.presses:
+        if press.query_id is None and press.chat_id == play.chat_id:
+            said = [
+                shown_text(c).splitlines()[0][:90]
+                for c in api.calls
+                if c.ok
+                and c.method.lower() == "sendmessage"
+                and c.chat_id == play.chat_id
+                and press.at <= c.time <= press.at + 30
+                and not shown_text(c).startswith(("<b>", "⏳", "⚠️"))
+            ]
+            rep.refusals.setdefault(f"{press.data} ({press.kind})", []).append(
+                " | ".join(said[:2]) or "no reply in the group within 30 s"
+            )
     players = {p["id"] for p in play.people}
     for call in api.calls:
         if call.status == 429:
