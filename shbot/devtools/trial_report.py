@@ -107,6 +107,7 @@ class GroupReport:
     live_buttons: list[str] = field(default_factory=list)
     final_messages: list[str] = field(default_factory=list)
     secrets: list[str] = field(default_factory=list)
+    sent_twice: list[str] = field(default_factory=list)
 
     def lines(self) -> list[str]:
         lat = sorted(self.latencies)
@@ -128,6 +129,7 @@ class GroupReport:
             f"  finished: {self.winner or 'NO winner message'}",
             f"  live game buttons left: {self.live_buttons or 'none'}",
             f"  secrets shown in the group: {self.secrets or 'none'}",
+            f"  messages sent twice to the group: {self.sent_twice or 'none'}",
         ]
         out += [f"  slow: {s}" for s in self.slow]
         out += [f"  unanswered: {s}" for s in self.unanswered]
@@ -193,6 +195,8 @@ def group_report(api: TrialAPI, play: GroupPlay, down: tuple[float, float] | Non
     if over is not None:
         rep.winner = shown_text(over).splitlines()[0]
     rep.secrets = secrets_in_group(shown, t)
+    sent = [shown_text(c) for c in shown if c.method.lower() in ("sendmessage", "sendphoto")]
+    rep.sent_twice = sorted({text.splitlines()[0][:80] for text in sent if sent.count(text) > 1})
     for message in api.messages(play.chat_id):
         for b in message.buttons():
             parsed = cb.parse(b.get("callback_data"))
