@@ -58,6 +58,15 @@ def round_one_prefix(t: Translator) -> str:
     return text.split("\0", 1)[0]
 
 
+def command_reply(t: Translator, command: str) -> str | None:
+    """The start of the reply a bad command gets in a group (None: not a bad command)."""
+    if command.startswith("/frobnicate"):
+        return t._("I don't know that command. /help lists what I understand.")
+    if command == "/lang xx":
+        return t._("Unknown language. Available: {codes}.", codes="\0").split("\0", 1)[0]
+    return None
+
+
 def secrets_in_group(calls: list[Call], t: Translator) -> list[str]:
     """What the group was shown before the game-over message that gives a secret away."""
     hands = [
@@ -163,19 +172,21 @@ def group_report(api: TrialAPI, play: GroupPlay, down: tuple[float, float] | Non
         if latency > SLOW:
             rep.slow.append(f"{what}: {latency:.2f} s (answer {answer.text!r})")
     for press in play.presses:
-        if press.query_id is None and press.chat_id == play.chat_id:
-            said = [
-                shown_text(c).splitlines()[0][:90]
-                for c in api.calls
-                if c.ok
-                and c.method.lower() == "sendmessage"
-                and c.chat_id == play.chat_id
-                and press.at <= c.time <= press.at + 30
-                and not shown_text(c).startswith(("<b>", "⏳", "⚠️"))
-            ]
-            rep.refusals.setdefault(f"{press.data} ({press.kind})", []).append(
-                " | ".join(said[:2]) or "no reply in the group within 30 s"
-            )
+        expected = command_reply(t, press.data) if press.query_id is None else None
+        if expected is None or press.chat_id != play.chat_id:
+            continue
+        said = [
+            c.time - press.at
+            for c in api.calls
+            if c.ok
+            and c.method.lower() == "sendmessage"
+            and c.chat_id == play.chat_id
+            and c.time >= press.at
+            and shown_text(c).startswith(expected)
+        ]
+        rep.refusals.setdefault(press.data, []).append(
+            f"{expected[:40]!r}... after {said[0]:.1f} s" if said else f"no {expected[:40]!r}"
+        )
     players = {p["id"] for p in play.people}
     for call in api.calls:
         if call.status == 429:
