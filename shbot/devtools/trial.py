@@ -109,7 +109,7 @@ async def killer(api: TrialAPI, bot: BotProcess, at: float, down: float) -> tupl
     await asyncio.sleep(at)
     deadline = loop.time() + 20
     while loop.time() < deadline:
-        if api.served and loop.time() - max(api.served.values()) < 0.15:
+        if loop.time() - api.last_served < 0.15:
             break
         await asyncio.sleep(0.02)
     killed = loop.time()

@@ -33,15 +33,17 @@ TOKEN = f"{BOT_ID}:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw"
 class TrialAPI(FakeBotAPI):
     """The fake Bot API, serving the updates users send through ``getUpdates``.
 
-    ``served`` maps a callback query id to the loop time its update was first returned by
-    ``getUpdates`` (to whichever process asked); ``served_again`` counts updates returned
+    ``served`` maps a callback query id to the loop times its update was returned by
+    ``getUpdates``: one handed to a process that died (or to its poll still open on our
+    side) is handed again to the next one. ``served_again`` counts updates returned
     more than once (to a process that died before confirming them, then to the next one).
     """
 
     def __init__(self, *, latency: float = 0.03) -> None:
         super().__init__(bot_id=BOT_ID, latency=latency, strict_limits=True)
+        self.last_served = 0.0
         self.updates: list[JSONDict] = []
-        self.served: dict[str, float] = {}
+        self.served: dict[str, list[float]] = {}
         self.served_again = 0
         self.polls = 0
         self._arrived = asyncio.Event()
@@ -98,13 +100,15 @@ class TrialAPI(FakeBotAPI):
                 await asyncio.wait_for(self._arrived.wait(), timeout=wait)
         self.polls += 1
         now = self.now()
+        if self.updates:
+            self.last_served = now
         for update in self.updates:
             if update["update_id"] in self._handed:
                 self.served_again += 1
             self._handed.add(update["update_id"])
             query = update.get("callback_query")
             if query is not None:
-                self.served.setdefault(query["id"], now)
+                self.served.setdefault(query["id"], []).append(now)
         return 200, json.dumps({"ok": True, "result": self.updates}).encode()
 
 

@@ -156,17 +156,23 @@ def group_report(api: TrialAPI, play: GroupPlay, down: tuple[float, float] | Non
     for press in play.presses:
         if press.query_id is None:
             continue
-        served, answer = api.served.get(press.query_id), answers.get(press.query_id)
+        answer = answers.get(press.query_id)
+        # The last time it was handed out before the answer: one handed to a dead process
+        # (its poll still open on our side) was handed again to the next one.
+        times = api.served.get(press.query_id, [])
+        served = max((s for s in times if answer is None or s <= answer.time), default=None)
         what = f"{press.kind} {press.data!r} by {press.user_id} pressed t={press.at:.1f}"
         if press.kind not in ("move", "lobby"):
             text = "UNANSWERED" if answer is None else repr(answer.text)
             rep.refusals.setdefault(press.kind, []).append(text)
         if served is None or answer is None:
-            rep.unanswered.append(f"{what}, served={served}")
+            rep.unanswered.append(f"{what}, served at {[round(x, 3) for x in times]}")
             continue
         latency = answer.time - served
         if down is not None and served < down[0] <= answer.time:
-            rep.across_restart.append(f"{what}: {latency:.2f} s (served before the kill)")
+            rep.across_restart.append(
+                f"{what}: {latency:.2f} s (served before the kill, {len(times)} time(s))"
+            )
             continue
         rep.latencies.append(latency)
         if latency > SLOW:
@@ -185,7 +191,9 @@ def group_report(api: TrialAPI, play: GroupPlay, down: tuple[float, float] | Non
             and shown_text(c).startswith(expected)
         ]
         rep.refusals.setdefault(press.data, []).append(
-            f"{expected[:40]!r}... after {said[0]:.1f} s" if said else f"no {expected[:40]!r}"
+            f"{len(said)} x {expected[:30]!r}... from then on, the first after {said[0]:.1f} s"
+            if said
+            else f"no {expected[:30]!r}"
         )
     players = {p["id"] for p in play.people}
     for call in api.calls:
