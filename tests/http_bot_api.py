@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import os
 import socket
 from collections.abc import AsyncIterator, Callable, Mapping
@@ -19,14 +18,15 @@ from typing import Any
 
 
 def _fake_api() -> tuple[Any, Callable[..., Any]]:
-    """``(FakeBotAPI, serve)``: where the test doubles live today (repoint here if they move)."""
-    from shbot.devtools.fake_telegram import FakeBotAPI
+    """``(PollingFakeBotAPI, serve)``: where the test doubles live today (repoint here if
+    they move)."""
+    from shbot.devtools.fake_polling import PollingFakeBotAPI
     from shbot.devtools.http_api import serve
 
-    return FakeBotAPI, serve
+    return PollingFakeBotAPI, serve
 
 
-FakeBotAPI, serve = _fake_api()
+PollingFakeBotAPI, serve = _fake_api()
 BOT_ID = 7_000_000_001
 #: Accepted by the fake (its id matches); a token of another id is rejected with 401.
 TOKEN = f"{BOT_ID}:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw"
@@ -40,19 +40,11 @@ def free_port() -> int:
         return port
 
 
-class PollingBotAPI(FakeBotAPI):  # type: ignore[misc,valid-type]
-    """The fake, with ``getUpdates`` serving the updates :meth:`send` queued.
-
-    Like Telegram it holds an empty poll open (up to a second here), so a polling bot
-    waits instead of spinning; an update sent meanwhile answers it at once.
-    """
+class PollingBotAPI(PollingFakeBotAPI):  # type: ignore[misc,valid-type]
+    """The polling fake (``getUpdates`` serves what :meth:`send` queued) as this bot's API."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(bot_id=BOT_ID, **kwargs)
-        self.updates: list[dict[str, Any]] = []
-        self.polls = 0
-        self._arrived = asyncio.Event()
-        self._update_ids = iter(range(1, 1_000_000))
 
     def send(self, user: Mapping[str, Any], text: str) -> None:
         """``user`` sends the command ``text`` to the bot in their private chat."""
@@ -61,25 +53,7 @@ class PollingBotAPI(FakeBotAPI):  # type: ignore[misc,valid-type]
         head = text.split()[0]
         entity = {"type": "bot_command", "offset": 0, "length": len(head)}
         message = self.receive_message(user["id"], dict(user), text, [entity])
-        self.updates.append({"update_id": next(self._update_ids), "message": message.to_dict()})
-        self._arrived.set()
-
-    async def do_request(
-        self, url: str, method: str, request_data: Any = None, *args: Any, **kwargs: Any
-    ) -> tuple[int, bytes]:
-        if url.rsplit("/", 1)[-1].lower() != "getupdates":
-            status, body = await super().do_request(url, method, request_data, *args, **kwargs)
-            return status, body
-        params = dict(request_data.parameters) if request_data is not None else {}
-        offset = int(params.get("offset") or 0)
-        self.updates = [u for u in self.updates if u["update_id"] >= offset]
-        if not self.updates:
-            self._arrived.clear()
-            wait = min(float(params.get("timeout") or 0), 1.0)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._arrived.wait(), timeout=wait)
-        self.polls += 1
-        return 200, json.dumps({"ok": True, "result": self.updates}).encode()
+        self.queue({"message": message.to_dict()})
 
     async def reply_to(self, user_id: int, count: int, timeout: float = 30.0) -> list[str]:
         """The texts of the bot's first ``count`` messages to ``user_id`` (waits for them)."""

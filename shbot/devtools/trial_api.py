@@ -11,26 +11,24 @@ every run is kept in a file of its own.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
-import json
 import os
 import signal
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 import shbot
 
 from .fake_html import utf16_len
-from .fake_telegram import FakeBotAPI, JSONDict, StoredMessage
+from .fake_polling import PollingFakeBotAPI
+from .fake_telegram import JSONDict, StoredMessage
 
 BOT_ID = 7_000_000_001
 TOKEN = f"{BOT_ID}:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw"
 
 
-class TrialAPI(FakeBotAPI):
+class TrialAPI(PollingFakeBotAPI):
     """The fake Bot API, serving the updates users send through ``getUpdates``.
 
     ``served`` maps a callback query id to the loop times its update was returned by
@@ -42,21 +40,10 @@ class TrialAPI(FakeBotAPI):
     def __init__(self, *, latency: float = 0.03) -> None:
         super().__init__(bot_id=BOT_ID, latency=latency, strict_limits=True)
         self.last_served = 0.0
-        self.updates: list[JSONDict] = []
         self.served: dict[str, list[float]] = {}
         self.served_again = 0
-        self.polls = 0
-        self._arrived = asyncio.Event()
-        self._update_ids = itertools.count(1)
         self._query_ids = itertools.count(1)
         self._handed: set[int] = set()
-
-    def queue(self, payload: JSONDict) -> JSONDict:
-        """Deliver one update (Bot API JSON without ``update_id``) at the next poll."""
-        update = {"update_id": next(self._update_ids), **payload}
-        self.updates.append(update)
-        self._arrived.set()
-        return update
 
     def command(self, user: JSONDict, chat_id: int, text: str) -> JSONDict:
         """``user`` writes ``text`` (a command) in ``chat_id``; returns the update."""
@@ -85,31 +72,18 @@ class TrialAPI(FakeBotAPI):
         )
         return query_id
 
-    async def do_request(
-        self, url: str, method: str, request_data: Any = None, *args: Any, **kwargs: Any
-    ) -> tuple[int, bytes]:
-        if url.rsplit("/", 1)[-1].lower() != "getupdates":
-            return await super().do_request(url, method, request_data, *args, **kwargs)
-        params = dict(request_data.parameters) if request_data is not None else {}
-        offset = int(params.get("offset") or 0)
-        self.updates = [u for u in self.updates if u["update_id"] >= offset]
-        if not self.updates:
-            self._arrived.clear()
-            wait = min(float(params.get("timeout") or 0), 1.0)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._arrived.wait(), timeout=wait)
-        self.polls += 1
+    def handed_out(self, updates: list[JSONDict]) -> None:
+        """Note when each update is handed to a bot process (again, after a restart)."""
         now = self.now()
-        if self.updates:
+        if updates:
             self.last_served = now
-        for update in self.updates:
+        for update in updates:
             if update["update_id"] in self._handed:
                 self.served_again += 1
             self._handed.add(update["update_id"])
             query = update.get("callback_query")
             if query is not None:
                 self.served.setdefault(query["id"], []).append(now)
-        return 200, json.dumps({"ok": True, "result": self.updates}).encode()
 
 
 def bot_env(workdir: Path, api_url: str, store: Mapping[str, str]) -> dict[str, str]:
