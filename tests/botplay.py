@@ -661,14 +661,6 @@ GROUP_METHODS = (
 )
 
 
-def call_text(call: Call) -> str:
-    """What a call shows as text: the message's text, or a photo's caption."""
-    media = call.params.get("media")
-    if isinstance(media, dict):
-        return str(media.get("caption", ""))
-    return str(call.params.get("text", call.params.get("caption", "")))
-
-
 def markup_buttons(params: JSONDict) -> list[JSONDict]:
     markup = params.get("reply_markup") or {}
     return [b for row in markup.get("inline_keyboard", []) for b in row]
@@ -716,7 +708,9 @@ def check_group_keeps_secrets(fake: FakeBotAPI, group_id: int, t: Translator = E
     # party bill", is a Liberal policy); claims ("🗣 ..." lines) are talk, never the truth.
     policies = [t._(m).split(" ", 1)[-1] for m in ("🔵 Liberal policy", "🔴 Fascist policy")]
     for call in before:
-        text = "\n".join(line for line in call_text(call).splitlines() if not line.startswith("🗣"))
+        text = "\n".join(
+            line for line in call.shown_text().splitlines() if not line.startswith("🗣")
+        )
         labels = [str(b.get("text", "")) for b in markup_buttons(call.params)]
         for shown in [text, *labels]:
             for word in policies:

@@ -190,6 +190,18 @@ class Call:
     def ok(self) -> bool:
         return self.status == 200
 
+    def shown_text(self) -> str:
+        """What the call shows as text: the message's text, or a photo's caption."""
+        media = self.params.get("media")
+        if isinstance(media, dict):
+            return str(media.get("caption", ""))
+        return str(self.params.get("text", self.params.get("caption", "")))
+
+    def buttons(self) -> list[JSONDict]:
+        """The inline keyboard's buttons the call sends, row after row."""
+        markup = self.params.get("reply_markup") or {}
+        return [b for row in markup.get("inline_keyboard", []) for b in row]
+
 
 @dataclass(frozen=True)
 class CallbackAnswer:

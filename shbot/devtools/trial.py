@@ -30,7 +30,7 @@ from shbot.storage import Store, open_store
 from .http_api import serve
 from .trial_api import BotProcess, TrialAPI, bot_env
 from .trial_play import GroupPlay, user
-from .trial_report import group_report, overall_lines, shown_text, winners
+from .trial_report import group_report, overall_lines, winners
 
 FRENCH_NAMES = [
     ("<b>Zoé</b>", None),
@@ -96,7 +96,7 @@ async def wait_until(check: Callable[[], bool], timeout: float, what: str) -> No
 def call_lines(api: TrialAPI, start: float, end: float) -> list[str]:
     return [
         f"    t={c.time:.2f} {c.method} chat={c.chat_id} {c.status} "
-        f"{(c.description or shown_text(c).splitlines()[0] if shown_text(c) else '')[:70]!r}"
+        f"{(c.description or c.shown_text().splitlines()[0] if c.shown_text() else '')[:70]!r}"
         for c in api.calls
         if start <= c.time <= end and c.method.lower() != "getupdates"
     ]
@@ -187,7 +187,7 @@ def announced(api: TrialAPI, play: GroupPlay) -> bool:
         return True
     won = winners(translator(play.lang))
     return any(
-        c.ok and c.chat_id == play.chat_id and shown_text(c).startswith(won) for c in api.calls
+        c.ok and c.chat_id == play.chat_id and c.shown_text().startswith(won) for c in api.calls
     )
 
 

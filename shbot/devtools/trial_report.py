@@ -20,7 +20,7 @@ from shbot.bot import render as r
 from shbot.engine import FASCIST, LIBERAL
 from shbot.i18n import Translator, translator
 
-from .fake_records import GROUP_LIMITED_METHODS, Call, JSONDict
+from .fake_records import GROUP_LIMITED_METHODS, Call
 from .trial_api import TrialAPI
 from .trial_play import GroupPlay
 
@@ -33,18 +33,6 @@ _PUBLIC_ROLE_WORDS = re.compile(
     r"|\u2068[^\u2069]*\u2069"
 )
 _ROLE_WORD = re.compile(r"Liberal|Fascist|Hitler")
-
-
-def shown_text(call: Call) -> str:
-    media = call.params.get("media")
-    if isinstance(media, dict):
-        return str(media.get("caption", ""))
-    return str(call.params.get("text", call.params.get("caption", "")))
-
-
-def buttons(params: JSONDict) -> list[JSONDict]:
-    markup = params.get("reply_markup") or {}
-    return [b for row in markup.get("inline_keyboard", []) for b in row]
 
 
 def winners(t: Translator) -> tuple[str, str]:
@@ -78,16 +66,16 @@ def secrets_in_group(calls: list[Call], t: Translator) -> list[str]:
     policies = [t._(m).split(" ", 1)[-1] for m in ("🔵 Liberal policy", "🔴 Fascist policy")]
     found = []
     for call in calls:
-        if shown_text(call).startswith(winners(t)):
+        if call.shown_text().startswith(winners(t)):
             break
-        text = "\n".join(ln for ln in shown_text(call).splitlines() if not ln.startswith("🗣"))
-        for shown in [text, *(str(b.get("text", "")) for b in buttons(call.params))]:
+        text = "\n".join(ln for ln in call.shown_text().splitlines() if not ln.startswith("🗣"))
+        for shown in [text, *(str(b.get("text", "")) for b in call.buttons())]:
             for word in policies:
                 shown = shown.replace(word, "")
             found += [f"{s!r} in {shown[:120]!r}" for s in forbidden if s in shown]
             if t.locale == "en" and _ROLE_WORD.search(_PUBLIC_ROLE_WORDS.sub("", shown)):
                 found.append(f"role word in {shown[:120]!r}")
-        for b in buttons(call.params):
+        for b in call.buttons():
             press = cb.parse(b.get("callback_data"))
             if isinstance(press, cb.GamePress) and press.op not in GROUP_BUTTON_OPS:
                 found.append(f"private button in the group: {b.get('callback_data')!r}")
@@ -188,7 +176,7 @@ def group_report(api: TrialAPI, play: GroupPlay, down: tuple[float, float] | Non
             and c.method.lower() == "sendmessage"
             and c.chat_id == play.chat_id
             and c.time >= press.at
-            and shown_text(c).startswith(expected)
+            and c.shown_text().startswith(expected)
         ]
         rep.refusals.setdefault(press.data, []).append(
             f"{len(said)} x {expected[:30]!r}... from then on, the first after {said[0]:.1f} s"
@@ -207,14 +195,14 @@ def group_report(api: TrialAPI, play: GroupPlay, down: tuple[float, float] | Non
         if c.ok and c.chat_id == play.chat_id and c.method.lower() in SHOWN_METHODS
     ]
     prefix = round_one_prefix(t)
-    first = next((c for c in shown if shown_text(c).startswith(prefix)), None)
+    first = next((c for c in shown if c.shown_text().startswith(prefix)), None)
     if first is not None and play.start_pressed_at is not None:
         rep.start_to_round1 = first.time - play.start_pressed_at
-    over = next((c for c in shown if shown_text(c).startswith(winners(t))), None)
+    over = next((c for c in shown if c.shown_text().startswith(winners(t))), None)
     if over is not None:
-        rep.winner = shown_text(over).splitlines()[0]
+        rep.winner = over.shown_text().splitlines()[0]
     rep.secrets = secrets_in_group(shown, t)
-    sent = [shown_text(c) for c in shown if c.method.lower() in ("sendmessage", "sendphoto")]
+    sent = [c.shown_text() for c in shown if c.method.lower() in ("sendmessage", "sendphoto")]
     rep.sent_twice = sorted({text.splitlines()[0][:80] for text in sent if sent.count(text) > 1})
     for message in api.messages(play.chat_id):
         for b in message.buttons():
