@@ -122,12 +122,7 @@ class StateQueries(FakeState):
         included): to any chat (Telegram's overall limit: 30 a second), or with ``chats``
         False every call, callback answers and calls without a chat too."""
         times = [c.time for c in self.calls if c.chat_id is not None or not chats]
-        best, start = 0, 0
-        for end, t in enumerate(times):
-            while t - times[start] > seconds:
-                start += 1
-            best = max(best, end - start + 1)
-        return best
+        return most_within(times, seconds)
 
     def max_calls_in_window(
         self, chat_id: int | str, seconds: float = 60.0, methods: Collection[str] | None = None
@@ -142,9 +137,14 @@ class StateQueries(FakeState):
             for c in self.calls
             if c.ok and c.chat_id == chat_id and (wanted is None or c.method.lower() in wanted)
         )
-        best, start = 0, 0
-        for end, t in enumerate(times):
-            while t - times[start] > seconds:
-                start += 1
-            best = max(best, end - start + 1)
-        return best
+        return most_within(times, seconds)
+
+
+def most_within(times: list[float], seconds: float) -> int:
+    """Most of the sorted ``times`` within any closed window of ``seconds``."""
+    best, start = 0, 0
+    for end, t in enumerate(times):
+        while t - times[start] > seconds:
+            start += 1
+        best = max(best, end - start + 1)
+    return best
