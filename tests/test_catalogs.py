@@ -9,6 +9,7 @@ and then translating the new or fuzzy entries of ``ja`` and ``fr`` (docs/transla
 
 from __future__ import annotations
 
+import gettext
 import io
 import re
 import shutil
@@ -20,7 +21,6 @@ from pathlib import Path
 import pytest
 from babel.messages.catalog import Catalog, Message
 from babel.messages.mofile import write_mo
-from babel.messages.plurals import get_plural
 from babel.messages.pofile import read_po
 
 from shbot.i18n import DEFAULT, DOMAIN, LANGUAGES, placeholders
@@ -190,22 +190,55 @@ def test_html_matches_and_is_telegram_safe(lang: str, catalog: Catalog) -> None:
     assert not bad, f"{lang}:\n" + "\n".join(bad)
 
 
-def test_plural_forms_follow_babel_locale_data(lang: str, catalog: Catalog) -> None:
-    expected = get_plural(lang)
-    assert catalog.num_plurals == expected.num_plurals
-    assert catalog.plural_expr == expected.plural_expr
+#: Every count the bot can put in a plural message (players, seats, policies, games, seconds,
+#: minutes): far more than any table or group reaches, and well short of the millions where
+#: CLDR 42+ gives French a third form ("many") that no count of ours can take.
+SHOWN_COUNTS = range(0, 100_001)
+
+
+def plural_index(catalog: Catalog, n: int) -> int:
+    """The msgstr index gettext picks for ``n`` under the catalog's own Plural-Forms header."""
+    return int(gettext.c2py(catalog.plural_expr)(n))
+
+
+def test_plural_rule_agrees_with_cldr_on_every_shown_count(lang: str, catalog: Catalog) -> None:
+    """The header's rule sorts every count we show as CLDR does (whatever Babel's
+    version): each plural form stands for exactly one CLDR category over those counts, and
+    each category met there has its own form. A new CLDR release that splits counts we never
+    show (French "many" for millions) changes nothing here."""
+    from babel import Locale
+
+    cldr = Locale.parse(lang).plural_form
+    category_of_form: dict[int, set[str]] = {}
+    form_of_category: dict[str, set[int]] = {}
+    for n in SHOWN_COUNTS:
+        index, category = plural_index(catalog, n), cldr(n)
+        assert 0 <= index < catalog.num_plurals, f"{lang}: form {index} for {n} is out of range"
+        category_of_form.setdefault(index, set()).add(category)
+        form_of_category.setdefault(category, set()).add(index)
+    mixed = {i: c for i, c in category_of_form.items() if len(c) > 1}
+    split = {c: i for c, i in form_of_category.items() if len(i) > 1}
+    assert not mixed, f"{lang}: one plural form covers several CLDR categories: {mixed}"
+    assert not split, f"{lang}: one CLDR category is spread over several forms: {split}"
+    assert len(category_of_form) == catalog.num_plurals, f"{lang}: a plural form is never used"
+
+
+def test_plural_messages_have_the_headers_number_of_forms(lang: str, catalog: Catalog) -> None:
     wrong = [
         describe(m)
         for m in messages(catalog)
-        if m.pluralizable and len(strings(m)) != expected.num_plurals
+        if m.pluralizable and len(strings(m)) != catalog.num_plurals
     ]
-    assert not wrong, f"{lang}: needs {expected.num_plurals} plural forms:\n" + "\n".join(wrong)
+    assert not wrong, f"{lang}: needs {catalog.num_plurals} plural forms:\n" + "\n".join(wrong)
 
 
-def test_plural_form_counts() -> None:
-    assert load(po_path("ja")).num_plurals == 1
-    assert load(po_path("fr")).num_plurals == 2
-    assert load(po_path("en")).num_plurals == 2
+def test_plural_rule_is_cldr_for_the_counts_of_a_game() -> None:
+    """Spot checks a reader can follow: French 0 and 1 are singular, 2 plural; Japanese has
+    one form; English 1 singular, 0 and 2 plural."""
+    fr, ja, en = (load(po_path(lang)) for lang in ("fr", "ja", "en"))
+    assert [plural_index(fr, n) for n in (0, 1, 2, 5, 10)] == [0, 0, 1, 1, 1]
+    assert [plural_index(ja, n) for n in (0, 1, 2, 5)] == [0, 0, 0, 0]
+    assert [plural_index(en, n) for n in (0, 1, 2, 5)] == [1, 0, 1, 1]
 
 
 def test_french_typography() -> None:

@@ -7,6 +7,7 @@ needs Babel's command line and runs only from a checkout.
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -28,7 +29,10 @@ def _update_catalogs(root: Path) -> int:
     pot = Path("locales", f"{DOMAIN}.pot")
     new_pot = pot.with_name(f".{pot.name}.new")
     cli = CommandLineInterface()
-    cli.run(["pybabel", "-q", "extract", "-F", "pyproject.toml", "-o", str(new_pot), "."])
+    # File names without line numbers: a change elsewhere in a module leaves the catalogs
+    # as they were (no churn, no merge conflicts between branches).
+    extract = ["pybabel", "-q", "extract", "-F", "pyproject.toml", "--add-location=file"]
+    cli.run([*extract, "-o", str(new_pot), "."])
 
     def body(path: Path) -> list[str]:
         lines = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
@@ -53,6 +57,12 @@ def _update_catalogs(root: Path) -> int:
     with en_po.open("wb") as target:
         write_po(target, en, width=76)
 
+    for path in [
+        pot,
+        *(Path("locales", lang, "LC_MESSAGES", f"{DOMAIN}.po") for lang in LANGUAGES),
+    ]:
+        _drop_babel_version(path)
+
     todo = 0
     for lang in LANGUAGES:
         with Path("locales", lang, "LC_MESSAGES", f"{DOMAIN}.po").open("rb") as source:
@@ -66,6 +76,16 @@ def _update_catalogs(root: Path) -> int:
         print(f"{lang}: {len(messages)} messages, {empty} untranslated, {fuzzy} fuzzy")
         todo += fuzzy + empty
     return 1 if todo else 0
+
+
+def _drop_babel_version(path: Path) -> None:
+    """Say "Generated-By: Babel" without the version, so a newer Babel rewrites nothing."""
+    text = path.read_text(encoding="utf-8")
+    fixed = re.sub(
+        r'^"Generated-By: Babel [^"\\]*\\n"$', r'"Generated-By: Babel\\n"', text, flags=re.M
+    )
+    if fixed != text:
+        path.write_text(fixed, encoding="utf-8")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -34,6 +34,11 @@ def light_name(names: Sequence[str], seat: int) -> str:
     return f"{FSI}{esc(names[seat])}{PDI}"
 
 
+def isolated(raw: str) -> str:
+    """A user-controlled name for HTML text, escaped and isolated against bidi reordering."""
+    return f"{FSI}{esc(raw)}{PDI}"
+
+
 def button_name(names: Sequence[str], seat: int) -> str:
     raw = names[seat]
     if len(raw) > MAX_BUTTON_NAME:

@@ -12,6 +12,7 @@ from .. import callbacks as cb
 from . import seats
 from .common import (
     fit,
+    isolated,
     markup,
 )
 
@@ -20,7 +21,7 @@ def lobby_text(t: Translator, table: Table, *, closed: str | None = None) -> str
     lines = [t._("<b>Secret Hitler</b> — a new game is open."), ""]
     host = table.player(table.host)
     if host is not None:
-        lines.append(t._("Host: {host}", host=f"{FSI}{esc(host.name)}{PDI}"))
+        lines.append(t._("Host: {host}", host=isolated(host.name)))
     lines.append(t._("Players ({count}/10):", count=len(table.players)))
     waiting = False
     for i, p in enumerate(table.players):
@@ -109,7 +110,7 @@ def lobby_closed_text(t: Translator, closed: str, by: str | None = None) -> str:
     if closed == "everybody_left":
         return t._("Everybody left: the game is cancelled.")
     if by:
-        return t._("🛑 The game was cancelled by {name}.", name=f"{FSI}{esc(by)}{PDI}")
+        return t._("🛑 The game was cancelled by {name}.", name=isolated(by))
     return t._("🛑 The game was cancelled.")
 
 
@@ -117,5 +118,5 @@ def unreachable_text(t: Translator, player: str) -> str:
     return t._(
         "⚠️ I cannot write to {name} in private. {name}, please open a private chat with "
         "me and press Start: I will send you what you missed.",
-        name=f"{FSI}{esc(player)}{PDI}",  # isolated, like every name
+        name=isolated(player),
     )
