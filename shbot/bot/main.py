@@ -30,12 +30,12 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from telegram import Bot
-from telegram.error import InvalidToken, NetworkError, RetryAfter, TelegramError
+from telegram.error import Conflict, InvalidToken, NetworkError, RetryAfter, TelegramError
 
 from shbot.i18n import CatalogError, check_catalogs
 from shbot.storage import Store, StoreError, open_store
 
-from . import logs
+from . import logs, start_guards
 from .app import build_application
 from .config import Config, ConfigError, load_config
 from .sender import retry_seconds
@@ -99,6 +99,9 @@ def _run(config: Config) -> None:
     store = open_configured_store(config)
     app = build_application(config, store)
     if config.webhook_url:
+        busy = start_guards.port_problem(config.webhook_listen, config.webhook_port)
+        if busy is not None:
+            raise StartupError(_cannot_listen(config, busy))
         log.info(
             "webhook mode: listening on %s:%d%s",
             config.webhook_listen,
@@ -114,11 +117,9 @@ def _run(config: Config) -> None:
                 f"SHBOT_WEBHOOK_URL: the Bot API refused the webhook {config.webhook_url}: "
                 f"{exc.message}"
             ) from None
-        except OSError as exc:
-            raise StartupError(
-                f"SHBOT_WEBHOOK_LISTEN/SHBOT_WEBHOOK_PORT: cannot listen on "
-                f"{config.webhook_listen}:{config.webhook_port}: {exc.strerror or exc}"
-            ) from None
+        except OSError as exc:  # taken between the check and the bind
+            asyncio.run(start_guards.forget_webhook(config))
+            raise StartupError(_cannot_listen(config, exc.strerror or str(exc))) from None
         return
     beat = heartbeat_path(config)
     touch = _heartbeat(beat)
@@ -127,12 +128,23 @@ def _run(config: Config) -> None:
     if job_queue is not None:  # always there (the job-queue extra is a dependency)
         job_queue.run_repeating(touch, interval=HEARTBEAT_SECONDS, name="heartbeat")
     log.info("polling mode (heartbeat file %s)", beat)
+    conflict = start_guards.PollingConflict(app.stop_running)
+    app.add_error_handler(conflict)
     try:
         app.run_polling(allowed_updates=ALLOWED_UPDATES)
     except InvalidToken:
         raise StartupError(token_rejected(config)) from None
     finally:
         beat.unlink(missing_ok=True)  # stopped: `shbot health` says so at once
+    if conflict.fatal is not None:
+        raise StartupError(start_guards.conflict_line(conflict.fatal))
+
+
+def _cannot_listen(config: Config, reason: str) -> str:
+    return (
+        f"SHBOT_WEBHOOK_LISTEN/SHBOT_WEBHOOK_PORT: cannot listen on "
+        f"{config.webhook_listen}:{config.webhook_port}: {reason}"
+    )
 
 
 def webhook_options(config: Config) -> dict[str, Any]:
@@ -205,7 +217,11 @@ class OneLineTelegramErrors(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         exc = record.exc_info[1] if record.exc_info else None
-        if isinstance(exc, TelegramError) and record.name.startswith("telegram"):
+        if isinstance(exc, Conflict) and record.name.startswith("telegram"):
+            return False  # another poller: start_guards.PollingConflict says it, once
+        # An answer that is not JSON (an HTML 404 page: SHBOT_API_URL points elsewhere) is
+        # said in one line too; the start-up names the setting on the next one.
+        if isinstance(exc, TelegramError | ValueError) and record.name.startswith("telegram"):
             record.msg = f"{record.getMessage()} ({type(exc).__name__}: {exc})"
             record.args = None
             record.exc_info = None
@@ -240,8 +256,10 @@ async def wait_for_bot_api(
             async with bot:  # initialize() calls getMe
                 log.info("Bot API at %s: logged in as @%s", config.api_url, bot.username)
                 return
-        except InvalidToken:
-            raise StartupError(token_rejected(config)) from None
+        except InvalidToken as exc:
+            raise StartupError(
+                start_guards.getme_refused(config, exc) or token_rejected(config)
+            ) from None
         except RetryAfter as exc:
             wait = max(retry_seconds(exc), 1.0)
             reason = f"flood control: {exc.message}"

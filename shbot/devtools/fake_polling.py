@@ -14,6 +14,7 @@ import itertools
 import json
 from typing import Any
 
+from .fake_errors import ApiError
 from .fake_telegram import FakeBotAPI, JSONDict
 
 
@@ -42,6 +43,12 @@ class PollingFakeBotAPI(FakeBotAPI):
     ) -> tuple[int, bytes]:
         if url.rsplit("/", 1)[-1].lower() != "getupdates":
             return await super().do_request(url, method, request_data, *args, **kwargs)
+        try:  # a failure the test asked for (409 Conflict: another poller on the token)
+            self._maybe_fail("getUpdates", None)
+        except ApiError as exc:
+            await asyncio.sleep(0.05)  # Telegram answers a conflicting poll at once
+            body = {"ok": False, "error_code": exc.status, "description": exc.description}
+            return exc.status, json.dumps(body).encode()
         params = dict(request_data.parameters) if request_data is not None else {}
         offset = int(params.get("offset") or 0)
         self.updates = [u for u in self.updates if u["update_id"] >= offset]

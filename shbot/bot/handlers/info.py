@@ -10,7 +10,7 @@ import logging
 import math
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
-from telegram.error import BadRequest
+from telegram.error import BadRequest, Conflict
 
 from shbot import rules_text
 from shbot.i18n import Translator, normalize, translator
@@ -218,6 +218,8 @@ async def on_invalid_press(update: Update, context: Ctx) -> None:
 
 async def on_error(update: object, context: Ctx) -> None:
     error = context.error
+    if isinstance(error, Conflict) and update is None:
+        return  # another poller on this token: main's start_guards.PollingConflict says so
     if isinstance(error, StoreUnavailable):
         log.warning("store unavailable: %s", error)
         await tell_unavailable(update, context)
