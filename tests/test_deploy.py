@@ -81,12 +81,21 @@ def test_hadolint_does_report_findings(tmp_path: Path) -> None:
 def test_runtime_image_is_slim_and_runs_unprivileged() -> None:
     steps = final_stage()
     base = steps[0][1]
-    assert re.fullmatch(r"python:3\.\d+-slim(-\w+)?", base), base
+    assert re.fullmatch(r"python:3\.\d+-slim(-\w+)?@sha256:[0-9a-f]{64}", base), base
     users = [args for op, args in steps if op == "USER"]
     assert users and not re.match(r"(0|root)\b", users[-1]), users
     # The user is created in the image, with the uid USER names.
     uid = users[-1].split(":")[0]
     assert any(op == "RUN" and f"--uid {uid}" in args for op, args in steps)
+
+
+def test_both_stages_use_the_same_pinned_base_and_the_pinned_packages() -> None:
+    bases = [args.split()[0] for op, args in instructions() if op == "FROM"]
+    assert len(bases) == 2 and bases[0] == bases[1] and "@sha256:" in bases[0], bases
+    installs = [args for op, args in final_stage() if op == "RUN" and "pip install" in args]
+    assert len(installs) == 1 and "-c /tmp/constraints.txt" in installs[0], installs
+    builds = [args for op, args in instructions() if op == "RUN" and "pip wheel" in args]
+    assert len(builds) == 1 and "PIP_CONSTRAINT=requirements/constraints.txt" in builds[0]
 
 
 def test_healthcheck_runs_shbot_health() -> None:

@@ -403,4 +403,42 @@ def test_readme_quick_start_makes_a_virtualenv_then_runs_the_installed_script() 
 def test_readme_test_command_is_one_command_and_what_ci_runs() -> None:
     (command,) = readme_block("Run the tests")
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
-    assert ci[-1] == command == "pip install -e '.[test]' && pytest"
+    assert command == "pip install -c requirements/constraints.txt -e '.[test]' && pytest"
+    assert command in ci  # CI runs it as written (then the minimal-versions job)
+
+
+# --------------------------------------------------------------------------- the sdist's tests
+
+
+@pytest.mark.skipif(not (ROOT / ".git").exists(), reason="needs a git checkout to build from")
+def test_the_sdists_own_tests_collect_and_run(tmp_path: Path) -> None:
+    """Who unpacks the sdist can run its tests: they come with their helpers and data."""
+    tracked = subprocess.run(
+        ["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True
+    ).stdout.decode()
+    clone = tmp_path / "clone"
+    for name in filter(None, tracked.split("\0")):
+        if (ROOT / name).is_file():
+            (clone / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, clone / name)
+    sdist = _build("build_sdist", clone, tmp_path / "dist")
+    with tarfile.open(sdist) as archive:
+        archive.extractall(tmp_path / "unpacked", filter="data")
+    (unpacked,) = (tmp_path / "unpacked").iterdir()
+    for helper in ("tests/http_bot_api.py", "tests/botplay.py", "requirements/constraints.txt"):
+        assert (unpacked / helper).is_file(), f"the sdist lacks {helper}"
+    pytest_cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-n", "0"]
+    collect = subprocess.run(
+        [*pytest_cmd, "-q", "--collect-only"], cwd=unpacked, capture_output=True, text=True, timeout=300
+    )
+    assert collect.returncode == 0, collect.stdout[-3000:] + collect.stderr[-3000:]
+    counts = dict(re.findall(r"^(tests/test_\w+\.py): (\d+)$", collect.stdout, re.M))
+    files = {f"tests/{p.name}" for p in (unpacked / "tests").glob("test_*.py")}
+    assert set(counts) == files, sorted(files ^ set(counts))  # every test file imports
+    assert sum(map(int, counts.values())) > 500, collect.stdout[-500:]
+    some = ["tests/test_engine_rules.py", "tests/test_catalogs.py", "tests/test_dependencies.py"]
+    run = subprocess.run(
+        [*pytest_cmd, *some], cwd=unpacked, capture_output=True, text=True, timeout=300
+    )
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    assert re.search(r"^\d+ passed", run.stdout, re.M), run.stdout[-500:]

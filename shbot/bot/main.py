@@ -109,6 +109,7 @@ def _run(config: Config) -> None:
             config.webhook_path,
         )
         try:
+            _fresh_event_loop()
             app.run_webhook(**webhook_options(config))
         except InvalidToken:
             raise StartupError(token_rejected(config)) from None
@@ -131,6 +132,7 @@ def _run(config: Config) -> None:
     conflict = start_guards.PollingConflict(app.stop_running)
     app.add_error_handler(conflict)
     try:
+        _fresh_event_loop()
         app.run_polling(allowed_updates=ALLOWED_UPDATES)
     except InvalidToken:
         raise StartupError(token_rejected(config)) from None
@@ -138,6 +140,12 @@ def _run(config: Config) -> None:
         beat.unlink(missing_ok=True)  # stopped: `shbot health` says so at once
     if conflict.fatal is not None:
         raise StartupError(start_guards.conflict_line(conflict.fatal))
+
+
+def _fresh_event_loop() -> None:
+    """PTB runs on the current event loop; the checks before (asyncio.run) closed theirs, and
+    PTB 22.0 does not make a new one by itself ("no current event loop")."""
+    asyncio.set_event_loop(asyncio.new_event_loop())
 
 
 def _cannot_listen(config: Config, reason: str) -> str:
