@@ -429,7 +429,11 @@ def test_the_sdists_own_tests_collect_and_run(tmp_path: Path) -> None:
         assert (unpacked / helper).is_file(), f"the sdist lacks {helper}"
     pytest_cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-n", "0"]
     collect = subprocess.run(
-        [*pytest_cmd, "-q", "--collect-only"], cwd=unpacked, capture_output=True, text=True, timeout=300
+        [*pytest_cmd, "-q", "--collect-only"],
+        cwd=unpacked,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert collect.returncode == 0, collect.stdout[-3000:] + collect.stderr[-3000:]
     counts = dict(re.findall(r"^(tests/test_\w+\.py): (\d+)$", collect.stdout, re.M))
