@@ -41,7 +41,12 @@ async def start(tmp_path: Path, *argv: str, **values: str) -> asyncio.subprocess
 async def run_to_the_end(tmp_path: Path, timeout: float = 60, **values: str) -> tuple[int, str]:
     """Run ``shbot run`` until it exits by itself; returns (status, stdout + stderr)."""
     process = await start(tmp_path, **values)
-    out, err = await asyncio.wait_for(process.communicate(), timeout)
+    try:
+        out, err = await asyncio.wait_for(process.communicate(), timeout)
+    finally:
+        if process.returncode is None:  # timed out: no bot left polling after the test
+            process.kill()
+            await process.wait()
     assert process.returncode is not None
     return process.returncode, out.decode() + err.decode()
 
