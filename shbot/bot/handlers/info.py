@@ -66,7 +66,7 @@ async def _t(update: Update, context: Ctx) -> Translator | None:
     chat, user = update.effective_chat, update.effective_user
     if chat is None or user is None:
         return None
-    return await s.t_group(chat.id) if is_group(chat) else await s.t_user(user)
+    return await s.t_group(chat.id, user) if is_group(chat) else await s.t_user(user)
 
 
 @informational
@@ -130,7 +130,7 @@ async def on_rules_press(update: Update, context: Ctx) -> None:
     if not isinstance(press, cb.FreePress) or press.arg not in rules_text.SECTIONS:
         await query.answer(t._("This button is not valid."))
         return
-    tl = await s.t_group(message.chat.id) if is_group(message.chat) else t
+    tl = await s.t_group(message.chat.id, query.from_user) if is_group(message.chat) else t
     await query.answer()
     s.outbox.post(
         message.chat.id,
@@ -149,7 +149,7 @@ async def cmd_board(update: Update, context: Ctx) -> None:
     s = svc(context)
     chat = update.effective_chat
     assert chat is not None
-    t = await s.t_group(chat.id)
+    t = await s.t_group(chat.id, update.effective_user)
     try:
         await s.commit.run(chat.id, lambda tb: lobby.redraw(tb, new=True))
     except (NoGame, Refusal):
@@ -170,7 +170,7 @@ async def cmd_history(update: Update, context: Ctx) -> None:
     if not is_group(chat):
         await group_only(update, context)
         return
-    t = await s.t_group(chat.id)
+    t = await s.t_group(chat.id, update.effective_user)
     message = update.effective_message
     table = await current_table(context, chat.id)
     if table is None or table.game is None:
@@ -193,7 +193,7 @@ async def cmd_ping(update: Update, context: Ctx) -> None:
     s = svc(context)
     chat = update.effective_chat
     assert chat is not None
-    t = await s.t_group(chat.id)
+    t = await s.t_group(chat.id, update.effective_user)
     message = update.effective_message
     table = await current_table(context, chat.id)
     if table is None or table.game is None or table.game.is_over:
