@@ -19,7 +19,7 @@ from shbot.table import claims
 from shbot.table.model import Table
 
 from .. import callbacks as cb
-from .common import POLICY_ICON, chunk, markup, name, policy, policy_short, power_name
+from .common import POLICY_ICON, chunk, markup, name, party_short, policy, power_name
 
 
 def icons(policies: str) -> str:
@@ -42,7 +42,7 @@ def said(t: Translator, names: Sequence[str], claim: Claim) -> str:
         return t._(
             "{player} is {party}",
             player=name(names, claim.target),
-            party=policy_short(t, claim.party or ""),
+            party=party_short(t, claim.party or ""),
         )
     return icons(claim.policies)
 
@@ -143,7 +143,7 @@ def prompt_keyboard(t: Translator, table: Table, slot_key: str) -> InlineKeyboar
         return InlineKeyboardButton(label, callback_data=data)
 
     if kind is ClaimKind.INVESTIGATED:
-        offered = [button(policy_short(t, p), p) for p in CHOICES[kind]]
+        offered = [button(party_short(t, p), p) for p in CHOICES[kind]]
     else:
         offered = [button(icons(v), v) for v in CHOICES[kind]]
     return markup([*chunk(offered, 4), [button(t._("🤐 No claim"), None)]])
@@ -186,7 +186,7 @@ def _truth(t: Translator, kind: ClaimKind, real: Any) -> str:
         return t._("received {hand}", hand=icons(real))
     if kind is ClaimKind.PEEKED:
         return t._("saw {hand}", hand=icons(real))
-    return t._("saw {party}", party=policy_short(t, real))
+    return t._("saw {party}", party=party_short(t, real))
 
 
 def truth_lines(t: Translator, table: Table) -> list[str]:

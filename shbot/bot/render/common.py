@@ -67,6 +67,13 @@ def policy_short(t: Translator, p: str) -> str:
     return t._("🔵 Liberal") if p == LIBERAL else t._("🔴 Fascist")
 
 
+def party_short(t: Translator, p: str) -> str:
+    """A player's party, where a claim or a result names it: its own words, since other
+    languages do not label a party as they label a policy (French: loi libérale, parti
+    libéral)."""
+    return t.pgettext("party", "🔵 Liberal") if p == LIBERAL else t.pgettext("party", "🔴 Fascist")
+
+
 def role_name(t: Translator, role: str) -> str:
     if role == LIBERAL:
         return t._("Liberal")

@@ -13,7 +13,6 @@ from .. import callbacks as cb
 from ..config import TIMER_PRESETS
 from . import seats
 from .common import name, role_name
-from .history import condition_text
 
 #: Setting codes in callback data (``@set:<chat>_<code>``): short so the data stays small.
 TIMER_CODES = {"off": "t0", "short": "t1", "normal": "t2", "long": "t3"}
@@ -118,6 +117,8 @@ def settings_keyboard(
         [
             button(t._("🤖 Stand-in: off"), STANDIN_CODES["off"], not seats.standin_on(group)),
             button(t._("🤖 Stand-in: on"), STANDIN_CODES["on"], seats.standin_on(group)),
+        ],
+        [  # two to a row: four labels cannot share a phone's width (tests/test_button_width.py)
             button(t._("Board: picture"), BOARD_CODES[board.PICTURE], style == board.PICTURE),
             button(t._("Board: text"), BOARD_CODES[board.TEXT], style == board.TEXT),
         ],
@@ -173,8 +174,18 @@ def _conditions(t: Translator, counts: dict[str, int]) -> list[str]:
     for condition in ("five_liberal", "hitler_executed", "six_fascist", "hitler_elected"):
         n = int(counts.get(condition, 0))
         if n:
-            out.append(f"{condition_text(t, condition)} ×{n}")
+            out.append(stats_condition(t, condition, n))
     return out
+
+
+def stats_condition(t: Translator, condition: str, n: int) -> str:
+    """A /stats headline with its count: short words of its own, not the end card's sentence."""
+    return {
+        "five_liberal": t._("🔵 Five Liberal policies ×{n}", n=n),
+        "hitler_executed": t._("💀 Hitler executed ×{n}", n=n),
+        "six_fascist": t._("🔴 Six Fascist policies ×{n}", n=n),
+        "hitler_elected": t._("👔 Hitler elected Chancellor ×{n}", n=n),
+    }[condition]
 
 
 def group_stats_text(t: Translator, title: str, stats: dict[str, Any]) -> str:
