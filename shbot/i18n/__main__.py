@@ -88,10 +88,31 @@ def _drop_babel_version(path: Path) -> None:
         path.write_text(fixed, encoding="utf-8")
 
 
+USAGE = """usage: python -m shbot.i18n update
+       python -m shbot.i18n preview --lang LANG [--out FILE]   (see docs/translating.md)"""
+
+
+def _preview(args: list[str]) -> int:
+    """Write every message as players see it (shbot.devtools.preview) to one file."""
+    options = dict(zip(args[::2], args[1::2], strict=False))
+    lang = options.get("--lang")
+    if lang not in LANGUAGES or set(options) - {"--lang", "--out"} or len(args) % 2:
+        print(USAGE, file=sys.stderr)
+        return 2
+    from shbot.devtools import preview
+
+    out = options.get("--out")
+    path = preview.write(lang, Path(out) if out else None)
+    print(f"{lang}: {path}")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["preview"]:
+        return _preview(args[1:])
     if args != ["update"]:
-        print("usage: python -m shbot.i18n update   (see docs/translating.md)", file=sys.stderr)
+        print(USAGE, file=sys.stderr)
         return 2
     return _update_catalogs(_SOURCE_LOCALES.parent)
 

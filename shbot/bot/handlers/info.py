@@ -22,6 +22,7 @@ from .. import callbacks as cb
 from .. import render as r
 from ..render import timers as rt
 from ..render.seats import practice_hint
+from ..render.widths import fit_rows
 from .common import Ctx, current_table, group_only, informational, is_group, may_inform, reply, svc
 
 log = logging.getLogger(__name__)
@@ -103,7 +104,7 @@ def rules_keyboard(t: Translator, current: str | None = None) -> InlineKeyboardM
         )
         for key in rules_text.SECTIONS
     ]
-    return InlineKeyboardMarkup(r.chunk(buttons, 2))
+    return InlineKeyboardMarkup(fit_rows(buttons, 2))  # longer titles: a row each
 
 
 @informational
