@@ -28,7 +28,14 @@ from shbot.bot.render import seats as rs
 from shbot.bot.render import settings as rset
 from shbot.bot.render.widths import display_width, label_budget
 from shbot.engine import FASCIST, LIBERAL, Reason
-from shbot.i18n import _SOURCE_LOCALES, DOMAIN, Translator, language_prompt_text, placeholders
+from shbot.i18n import (
+    _SOURCE_LOCALES,
+    DOMAIN,
+    LANGUAGE_NAMES,
+    Translator,
+    language_prompt_text,
+    placeholders,
+)
 from shbot.i18n import translator as base_translator
 from shbot.table import Refusal
 
@@ -112,7 +119,8 @@ def toasts(t: Translator) -> list[Shown]:
     """Every refusal and answer a press can get, as a toast or an alert."""
     texts = [refusals.refusal_text(t, Refusal(code)) for code in refusals._PLAIN]
     texts += [refusals.refusal_text(t, Refusal("too_few", n=n)) for n in (1, 3)]
-    texts += [refusals.refusal_text(t, Refusal("unready", names=["Bruno", "Chloé"]))]
+    names = NAMES.get(t.locale, NAMES["en"])
+    texts += [refusals.refusal_text(t, Refusal("unready", names=list(names[1:3])))]
     texts += [refusals.refusal_text(t, Refusal("dead"))]
     texts += [r.reason_text(t, reason) for reason in Reason]
     texts += [refusals.vote_answer(t, ja) for ja in (True, False)]
@@ -186,7 +194,10 @@ def sample_values(t: Translator, message: str, n: int = 2) -> dict[str, object]:
         "target": names[4], "hitler": names[5], "host": names[0], "by": names[1],
         "names": t._(", ").join(names[:2]), "group": "Club", "n": n, "count": n,
         "round": 3, "policy": r.policy(t, FASCIST), "party": r.party_name(t, LIBERAL),
-        "hand": "🔴🔴🔵", "claim": "🔴🔴🔵", "time": "21:30", "language": t.locale,
+        "hand": "🔴🔴🔵", "claim": "🔴🔴🔵", "time": "21:30", "language": LANGUAGE_NAMES[t.locale],
+        "wins": 1, "rate": 40, "rank": 1, "role": r.role_name(t, LIBERAL), "codes": "en, ja, fr",
+        "liberal": 2, "fascist": 3, "liberal_rate": 40, "fascist_rate": 60, "seed": 42,
+        "tiles": "🔴🔵", "tile": "🔴", "players": t._(", ").join(names[:2]), "truth": "🔴🔴🔵",
     }  # fmt: skip
     return {k: known.get(k, f"‹{k}›") for k in placeholders(message)}
 
@@ -236,7 +247,7 @@ def build(lang: str) -> Preview:
 
 
 INTRO = (
-    "Every text of the bot, rendered by its own code in three sample games and the "
+    "Every text of the bot, rendered by its own code in four sample games and the "
     "commands. HTML tags are removed; edits of a message are shown as they replace it "
     "(✎); buttons follow their message, one row a line. Width: each label's cells (a CJK "
     "character or an emoji is 2) against what a 360-dp phone shows for that row."

@@ -29,34 +29,19 @@ from shbot.table.play import play
 
 GROUP_ID = -1001234567890
 BOT_USERNAME = "shbot"
-#: Sample first names, women and men in turn (French and Japanese agree with gender).
+#: Sample first names, women and men in turn (French and Japanese agree with gender), none
+#: of them a computer player's name (shbot/table/seats.py), so that no two seats look alike.
 NAMES = {
-    "en": ("Alice", "Bruno", "Chloe", "David", "Emma", "Frank", "Grace", "Henry", "Iris", "Jack"),
+    "en": ("Olivia", "Noah", "Mia", "Liam", "Zoe", "Oscar", "Ruby", "Sam", "Nora", "Leo"),
     "fr": (
-        "Gaëlle",
-        "Bruno",
-        "Élise",
-        "Karim",
-        "Chloé",
-        "Lucas",
-        "Sophie",
-        "Thomas",
-        "Inès",
-        "Hugo",
+        "Gaëlle", "Bruno", "Élise", "Karim", "Sophie", "Lucas", "Margaux", "Thomas", "Aurélie",
+        "Nicolas",
     ),
     "ja": (
-        "さくら",
-        "けんじ",
-        "ゆい",
-        "はると",
-        "あおい",
-        "そうた",
-        "みお",
-        "たくみ",
-        "はな",
-        "りく",
+        "みさき", "けんじ", "なつみ", "たくみ", "まい", "しょうた", "えり", "だいすけ", "ゆか",
+        "こうじ",
     ),
-}
+}  # fmt: skip
 
 
 @dataclass

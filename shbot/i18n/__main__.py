@@ -36,7 +36,8 @@ def _update_catalogs(root: Path) -> int:
 
     def body(path: Path) -> list[str]:
         lines = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
-        return [line for line in lines if not line.startswith('"POT-Creation-Date:')]
+        skip = ('"POT-Creation-Date:', '"Generated-By:')  # the version is dropped below
+        return [line for line in lines if not line.startswith(skip)]
 
     if body(new_pot) == body(pot):
         new_pot.unlink()
