@@ -108,6 +108,8 @@ def claim_line(t: Translator, table: Table, rnd: int) -> str | None:
 def prompt_text(t: Translator, table: Table, slot_key: str) -> str:
     rnd, kind = claims.parse_key(slot_key)
     claim = claims.claim_of(table, slot_key)
+    if claim is not None and claim.kind is ClaimKind.NONE:
+        return t._("🗣 Round {round}: you chose to make no claim.", round=rnd)
     if claim is not None:
         return t._(
             "🗣 Round {round}: you told the group: {claim}.",
