@@ -146,6 +146,7 @@ GROUP_STATS = {
 USER_STATS = {
     "games": 5,
     "wins": 2,
+    "by_condition": {"five_liberal": 2, "six_fascist": 3},
     "by_role": {
         "liberal": {"games": 3, "wins": 2},
         "fascist": {"games": 1, "wins": 0},
