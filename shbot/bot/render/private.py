@@ -49,6 +49,8 @@ def role_lines(t: Translator, names: Sequence[str], data: dict[str, Any]) -> lis
             lines.append(t._("Your fellow Fascists: {names}.", names=name_list(t, names, others)))
         else:
             lines.append(t._("You are the only ordinary Fascist."))
+        if len(names) <= 6:  # R2.3: at 5 or 6 players Hitler knows the Fascist
+            lines.append(t._("Hitler knows that you are a Fascist too."))
     elif "fascists" in data:
         lines.append(
             t._(

@@ -99,38 +99,37 @@ def settings_keyboard(
         text = f"✅ {label}" if chosen else label
         return InlineKeyboardButton(text, callback_data=cb.free_data(cb.SETTINGS, f"{arg}_{code}"))
 
-    def pair(*choices: tuple[str, str, bool]) -> list[list[InlineKeyboardButton]]:
+    def pair(*buttons: InlineKeyboardButton) -> list[list[InlineKeyboardButton]]:
         """Side by side if both would fit with their ✅ (so a press never moves the
         layout), else a row each (render/widths.py)."""
-        buttons = [button(label, code, chosen) for label, code, chosen in choices]
-        worst = [f"✅ {label}" for label, _, _ in choices]
-        return [buttons] if not too_wide(worst) else [[b] for b in buttons]
+        worst = [b.text if b.text.startswith("✅ ") else f"✅ {b.text}" for b in buttons]
+        return [list(buttons)] if not too_wide(worst) else [[b] for b in buttons]
 
-    timers = [(timer_label(t, p), code, p == timer) for p, code in TIMER_CODES.items()]
+    timers = [button(timer_label(t, p), code, p == timer) for p, code in TIMER_CODES.items()]
     standin = seats.standin_on(group)
     rows = [
         [button(LANGUAGE_NAMES[code], f"l{code}", code == lang) for code in LANGUAGES],
         *pair(*timers[:2]),
         *pair(*timers[2:]),
         *pair(
-            (t._("Missing vote: Nein!"), VOTE_CODES["nein"], _vote_rule(group) == "nein"),
-            (t._("Missing vote: ignored"), VOTE_CODES["ignore"], _vote_rule(group) != "nein"),
+            button(t._("Missing vote: Nein!"), VOTE_CODES["nein"], _vote_rule(group) == "nein"),
+            button(t._("Missing vote: ignored"), VOTE_CODES["ignore"], _vote_rule(group) != "nein"),
         ),
         *pair(
-            (t._("Seats: joining order"), SEAT_CODES[False], not group.get("shuffle_seats")),
-            (t._("Seats: shuffled"), SEAT_CODES[True], bool(group.get("shuffle_seats"))),
+            button(t._("Seats: joining order"), SEAT_CODES[False], not group.get("shuffle_seats")),
+            button(t._("Seats: shuffled"), SEAT_CODES[True], bool(group.get("shuffle_seats"))),
         ),
         *pair(
-            (t._("Rebalanced: off"), REBALANCED_CODES[False], not group.get("rebalanced")),
-            (t._("Rebalanced: on"), REBALANCED_CODES[True], bool(group.get("rebalanced"))),
+            button(t._("Rebalanced: off"), REBALANCED_CODES[False], not group.get("rebalanced")),
+            button(t._("Rebalanced: on"), REBALANCED_CODES[True], bool(group.get("rebalanced"))),
         ),
         *pair(
-            (t._("🤖 Stand-in: off"), STANDIN_CODES["off"], not standin),
-            (t._("🤖 Stand-in: on"), STANDIN_CODES["on"], standin),
+            button(t._("🤖 Stand-in: off"), STANDIN_CODES["off"], not standin),
+            button(t._("🤖 Stand-in: on"), STANDIN_CODES["on"], standin),
         ),
         *pair(
-            (t._("Board: picture"), BOARD_CODES[board.PICTURE], style == board.PICTURE),
-            (t._("Board: text"), BOARD_CODES[board.TEXT], style == board.TEXT),
+            button(t._("Board: picture"), BOARD_CODES[board.PICTURE], style == board.PICTURE),
+            button(t._("Board: text"), BOARD_CODES[board.TEXT], style == board.TEXT),
         ),
     ]
     return InlineKeyboardMarkup(rows)
