@@ -193,12 +193,13 @@ def sample_values(t: Translator, message: str, n: int = 2) -> dict[str, object]:
     known: dict[str, object] = {
         "player": names[0], "name": names[1], "president": names[2], "chancellor": names[3],
         "target": names[4], "hitler": names[5], "host": names[0], "by": names[1],
-        "names": t._(", ").join(names[:2]), "group": "Club", "n": n, "count": n,
+        "names": r.series(t, names[: max(n, 1)]), "group": "Club", "n": n, "count": n,
         "round": 3, "policy": r.policy(t, FASCIST), "party": r.party_name(t, LIBERAL),
         "hand": "🔴🔴🔵", "claim": "🔴🔴🔵", "time": "21:30", "language": LANGUAGE_NAMES[t.locale],
         "wins": 1, "rate": 40, "rank": 1, "role": r.role_name(t, LIBERAL), "codes": "en, ja, fr",
         "liberal": 2, "fascist": 3, "liberal_rate": 40, "fascist_rate": 60, "seed": 42,
-        "tiles": "🔴🔵", "tile": "🔴", "players": t._(", ").join(names[:2]), "truth": "🔴🔴🔵",
+        "tiles": "🔴🔵", "tile": "🔴", "truth": "🔴🔴🔵",
+        "players": r.series(t, names[: max(n, 1)]),
     }  # fmt: skip
     return {k: known.get(k, f"‹{k}›") for k in placeholders(message)}
 

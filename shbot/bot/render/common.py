@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from babel.lists import format_list
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from shbot.engine import FASCIST, HITLER, LIBERAL
@@ -50,6 +51,21 @@ def name_list(t: Translator, names: Sequence[str], seats: Sequence[int]) -> str:
     if not seats:
         return t._("nobody")
     return t._(", ").join(name(names, s) for s in seats)
+
+
+def series(t: Translator, items: Sequence[str]) -> str:
+    """Items inside a sentence, as the reader's language writes a list ("A, B and C",
+    « A, B et C », 「A、B、C」: CLDR); the pseudo-locale keeps the translated separator."""
+    if t.locale not in LANGUAGES:
+        return t._(", ").join(items)
+    return format_list(list(items), locale=t.locale)
+
+
+def name_series(t: Translator, names: Sequence[str], seats: Sequence[int]) -> str:
+    """Players named inside a sentence ("Léa and Marc did not vote")."""
+    if not seats:
+        return t._("nobody")
+    return series(t, [name(names, s) for s in seats])
 
 
 def plain_name(names: Sequence[str], seat: object) -> str:
