@@ -19,7 +19,7 @@ from shbot.table import claims
 from shbot.table.model import Table
 
 from .. import callbacks as cb
-from .common import POLICY_ICON, chunk, markup, name, party_short, policy, power_name
+from .common import POLICY_ICON, chunk, markup, name, party_short, policy
 
 
 def icons(policies: str) -> str:
@@ -31,7 +31,10 @@ def office(t: Translator, kind: ClaimKind) -> str:
         return t._("President")
     if kind is ClaimKind.RECEIVED:
         return t._("Chancellor")
-    return power_name(t, "peek" if kind is ClaimKind.PEEKED else "investigate")
+    # Lower case mid-line in French, as « (présidence) »: its own words, not the board's.
+    if kind is ClaimKind.PEEKED:
+        return t.pgettext("claim office", "Policy Peek")
+    return t.pgettext("claim office", "Investigate Loyalty")
 
 
 def said(t: Translator, names: Sequence[str], claim: Claim) -> str:
