@@ -103,3 +103,17 @@ def test_the_glossary_check_finds_a_wrong_term() -> None:
     catalog = Catalog(locale="fr")
     catalog.add("Fascist track: {track}", "Plateau fasciste : {track}")
     assert not glossary_problems(catalog, "fr", CHEAT_SHEET)
+
+
+def test_the_update_drops_what_fuzzy_matching_left_on_fixed_entries() -> None:
+    from shbot.i18n.__main__ import _scrub
+
+    catalog = Catalog(locale="fr")
+    fixed = catalog.add("Fascist track: {track}", "Plateau fasciste : {track}")
+    fixed.user_comments = ['| msgid "Election tracker: {tracker}/3."', "kept"]
+    pending = catalog.add("Seats", "Places", flags=["fuzzy"])
+    pending.user_comments = ['| msgid "Seat"']
+    assert _scrub(catalog) is True
+    assert fixed.user_comments == ["kept"]
+    assert pending.user_comments == ['| msgid "Seat"'], "a fuzzy entry keeps its hint"
+    assert _scrub(catalog) is False

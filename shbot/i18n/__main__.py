@@ -11,6 +11,7 @@ import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from shbot.i18n import _SOURCE_LOCALES, DEFAULT, DOMAIN, LANGUAGES
 
@@ -55,8 +56,12 @@ def _update_catalogs(root: Path) -> int:
         if message.id:
             message.string = message.id
             message.flags.discard("fuzzy")
+    _scrub(en)
     with en_po.open("wb") as target:
         write_po(target, en, width=76)
+    for lang in LANGUAGES:
+        if lang != DEFAULT:
+            _scrub_file(Path("locales", lang, "LC_MESSAGES", f"{DOMAIN}.po"))
 
     for path in [
         pot,
@@ -77,6 +82,31 @@ def _update_catalogs(root: Path) -> int:
         print(f"{lang}: {len(messages)} messages, {empty} untranslated, {fuzzy} fuzzy")
         todo += fuzzy + empty
     return 1 if todo else 0
+
+
+def _scrub(catalog: Any) -> bool:
+    """Forget what fuzzy matching left on entries that are not fuzzy any more: the previous
+    msgid (``#|``), which Babel reads back as a comment (``# | msgid``) and would keep
+    for ever, misleading the next translator. True if anything was dropped."""
+    changed = False
+    for message in catalog:
+        if not message.id or message.fuzzy:
+            continue
+        kept = [c for c in message.user_comments if not c.startswith("|")]
+        if kept != message.user_comments or message.previous_id:
+            message.user_comments, message.previous_id = kept, []
+            changed = True
+    return changed
+
+
+def _scrub_file(path: Path) -> None:
+    from babel.messages.pofile import read_po, write_po
+
+    with path.open("rb") as source:
+        catalog = read_po(source)
+    if _scrub(catalog):  # written as pybabel update writes it: no reflow, same order
+        with path.open("wb") as target:
+            write_po(target, catalog, width=76, include_previous=True, ignore_obsolete=True)
 
 
 def _drop_babel_version(path: Path) -> None:
