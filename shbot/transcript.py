@@ -53,8 +53,8 @@ ROLE_NAMES = {LIBERAL: N_("Liberal"), FASCIST: N_("Fascist"), HITLER: N_("Hitler
 # Tiles get their own words (a role and a tile differ in ja and in gendered fr).
 POLICY_NAMES = {LIBERAL: N_("🔵 Liberal"), FASCIST: N_("🔴 Fascist")}
 POWER_NAMES = {
-    "investigate": N_("{president} may investigate a player's loyalty."),
-    "special_election": N_("{president} may call a special election."),
+    "investigate": N_("{president} must investigate a player's loyalty."),
+    "special_election": N_("{president} must call a special election."),
     "peek": N_("{president} looks at the top three policy tiles."),
     "execution": N_("{president} must execute a player."),
 }

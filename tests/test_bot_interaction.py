@@ -138,7 +138,7 @@ POWER_NAMES = {
     "👁": "👁 Policy Peek",
     "💀": "💀 Execution",
     "⬜": "no power",
-    "🏁": "🏁",
+    "🏁": "🏁 Fascists win",
 }
 
 

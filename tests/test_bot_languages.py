@@ -16,11 +16,12 @@ from collections.abc import AsyncIterator, Sequence
 
 import pytest
 
+from shbot import rules_text
 from shbot.bot import app as bot_app
 from shbot.bot import callbacks as cb
 from shbot.bot import media
 from shbot.bot import render as r
-from shbot.bot.handlers import help_text
+from shbot.bot.handlers import common, help_text
 from shbot.engine import Phase
 from shbot.i18n import (
     LANGUAGE_NAMES,
@@ -207,7 +208,7 @@ async def test_lang_alone_shows_each_language_in_itself(bot: Bot) -> None:
     h = bot.h
     alice = user("Alice", "ja")
     group = h.group(creator=alice)
-    for chat, scope, t in ((group, "g", EN), (alice, "u", JA)):
+    for chat, scope, t in ((group, "g", JA), (alice, "u", JA)):  # the group never chose
         await h.command(alice, chat, "/lang")
         picker = h.last(chat)
         assert picker.text == language_prompt_text(t)
@@ -261,7 +262,7 @@ async def test_lang_in_private_sets_only_the_users_language(bot: Bot) -> None:
     await h.command(alice, alice, "/help")
     assert h.last(alice).text == help_text(JA)
     await h.command(alice, group, "/help")
-    assert h.last(group).text == help_text(EN), "the group did not choose: English"
+    assert h.last(group).text == help_text(JA), "the group did not choose: hers"
     assert "lang" not in await bot.store.get_group(group.id)
     h.assert_no_errors()
 
@@ -286,7 +287,7 @@ async def test_a_group_that_never_chose_speaks_like_its_first_host(bot: Bot) -> 
     host, later = user("Host", "fr-CA"), user("Later", "ja")
     group = h.group(creator=later, members=[host])
     await h.command(later, group, "/help")
-    assert h.last(group).text == help_text(EN), "no lobby yet: English"
+    assert h.last(group).text == help_text(JA), "no lobby yet: the sender's language"
     await h.command(host, group, "/newgame")
     await bot.settle()
     table = await bot.table(group)
@@ -301,6 +302,75 @@ async def test_a_group_that_never_chose_speaks_like_its_first_host(bot: Bot) -> 
     await bot.settle()
     assert (await bot.store.get_group(group.id))["lang"] == "fr"
     assert_language(h.last(group).text, "fr", [host.full_name, later.full_name])
+    h.assert_no_errors()
+
+
+# A new group's first commands, each answered in the sender's language until one is set.
+FIRST_COMMANDS = (
+    "/help", "/rules", "/lang", "/stats", "/nextgame", "/board", "/history", "/ping",
+    "/join", "/leave", "/startgame", "/mylog", "/practice", "/settings", "/cancelgame",
+)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("code", "lang"), [("fr-FR", "fr"), ("ja-JP", "ja"), ("en-US", "en"), ("de-DE", "en")]
+)
+async def test_a_new_group_answers_each_sender_in_their_language(
+    bot: Bot, code: str, lang: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(common, "INFO_BURST", 100)  # all of them from one sender, at once
+    h = bot.h
+    sender, admin = user("Sender", code), user("Admin", "en")
+    group = h.group(creator=admin, members=[sender])
+    t = translator(lang)
+    for command in FIRST_COMMANDS:
+        before = len(bot.fake.messages(group.id))
+        await h.command(sender, group, command)
+        await bot.settle()
+        replies = bot.fake.messages(group.id)[before:]
+        assert replies, f"{command} got no answer in the group"
+        for message in replies:
+            assert_language(message.text, lang, [group.title or ""], where=command)
+            for button in message.buttons():
+                assert_language(button["text"], lang, where=f"{command} button")
+    assert h.last(group).text != "", "the loop ran"
+    await h.command(sender, group, "/help")
+    assert h.last(group).text == help_text(t)
+    await h.command(sender, group, "/rules")
+    rules = h.last(group)
+    assert rules.text.startswith(rules_text.rules_intro(t))
+    await h.press(sender, rules, data=rules.buttons()[1]["callback_data"])  # a section
+    await bot.settle()
+    assert bot.fake.message(group.id, rules.message_id).text == rules_text.render_section(
+        t, rules_text.SECTIONS[1]
+    )
+    assert "lang" not in await bot.store.get_group(group.id), "nothing was chosen for them"
+    h.assert_no_errors()
+
+
+async def test_a_new_group_answers_two_senders_each_in_theirs_until_an_admin_chooses(
+    bot: Bot,
+) -> None:
+    h = bot.h
+    aiko, bastien, admin = user("Aiko", "ja"), user("Bastien", "fr-FR"), user("Admin", "en")
+    group = h.group(creator=admin, admins=[admin], members=[aiko, bastien])
+    for sender, t in ((aiko, JA), (bastien, FR), (admin, EN), (aiko, JA)):
+        await h.command(sender, group, "/help")
+        assert h.last(group).text == help_text(t), sender.full_name
+    await h.command(bastien, bastien, "/lang ja")  # his own choice counts, as in private
+    await h.command(bastien, group, "/help")
+    assert h.last(group).text == help_text(JA)
+    await h.command(admin, group, "/lang fr")
+    await bot.settle()
+    assert (await bot.store.get_group(group.id))["lang"] == "fr"
+    for sender in (aiko, bastien, admin):
+        await h.command(sender, group, "/help")
+        assert h.last(group).text == help_text(FR), "chosen: one language for all"
+    await h.command(aiko, group, "/newgame")  # the chosen language, not the host's
+    await bot.settle()
+    table = await bot.table(group)
+    assert table is not None
+    assert h.last(group).text == r.lobby_text(FR, table)
     h.assert_no_errors()
 
 

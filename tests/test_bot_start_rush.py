@@ -138,7 +138,7 @@ def check_last_states(bot: Bot, played: Played, t: Translator) -> None:
 
 #: Where a party's name is part of a public word: Japanese calls a Liberal policy
 #: リベラル党法案 ("Liberal party bill"), which is no secret.
-PUBLIC_PARTY_WORDS = {"ja": re.compile("(リベラル党|ファシスト党)法案")}
+PUBLIC_PARTY_WORDS = {"ja": re.compile("(リベラル党|ファシスト党)(法案|の勝利)")}  # public words
 
 
 def check_secrets(bot: Bot, played: Played, t: Translator) -> None:

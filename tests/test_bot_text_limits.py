@@ -32,6 +32,7 @@ from shbot.bot import refusals
 from shbot.bot import render as r
 from shbot.bot.handlers import rules_keyboard
 from shbot.bot.refusals import refusal_text, vote_answer
+from shbot.bot.render.common import party_short
 from shbot.bot.render.settings import settings_keyboard
 from shbot.engine import FASCIST, HITLER, LIBERAL, Game, Reason
 from shbot.i18n import LANGUAGE_NAMES, LANGUAGES, Translator, placeholders, translator
@@ -45,7 +46,7 @@ BOT_DIR = Path(shbot.bot.__file__).parent
 BOT_SOURCES = sorted(BOT_DIR.rglob("*.py"))
 # Functions whose result is shown as an alert or a label; they are rendered here directly.
 ALERT_FUNCTIONS = {"reason_text", "vote_answer", "role_alert"}
-LABEL_FUNCTIONS = {"button_name", "section_title"}
+LABEL_FUNCTIONS = {"button_name", "section_title", "party_short"}
 
 
 def utf16_len(text: str) -> int:
@@ -287,7 +288,7 @@ def test_the_scan_finds_the_alerts_and_labels_it_must() -> None:
     assert any(len(ids) == 2 and "{n}" in ids[0] for ids in alerts.messages), "too_few"
     assert {"reason_text", "vote_answer", "role_alert"} <= alerts.functions
     assert {("✋ Join",), ("Discard {policy}",), ("Enact {policy}",)} <= labels.messages
-    assert {"button_name", "section_title", "LANGUAGE_NAMES"} <= labels.functions
+    assert {"button_name", "section_title", "party_short", "LANGUAGE_NAMES"} <= labels.functions
     assert len(alerts.messages) >= 15 and len(labels.messages) >= 10
 
 
@@ -383,6 +384,7 @@ def test_every_label_fits(lang: str) -> None:
     texts += [c for c in labels.constants if c]  # "" and "• " prefix the rules titles
     table = worst_table()
     texts += [r.button_name(table.names(), seat) for seat in range(10)]
+    texts += [party_short(t, p) for p in (LIBERAL, FASCIST)]
     texts += [b.text for row in rules_keyboard(t, "overview").inline_keyboard for b in row]
     texts += [b.text for row in rules_keyboard(t).inline_keyboard for b in row]
     texts += list(LANGUAGE_NAMES.values())

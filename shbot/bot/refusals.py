@@ -62,7 +62,7 @@ def refusal_text(t: Translator, refusal: Refusal, table: Table | None = None) ->
     if code == "unready":
         # An alert holds 200 characters: shorten the names, never the sentence around them.
         room = MAX_ALERT - len(t._(_UNREADY, names=""))
-        names = t._(", ").join(p["names"])
+        names = r.series(t, p["names"])
         if len(names) > room:
             names = names[: max(room - 1, 1)] + "…"
         return t._(_UNREADY, names=names)

@@ -100,14 +100,21 @@ class Services:
     def forget_user_lang(self, user_id: int) -> None:
         self._user_lang.pop(user_id, None)
 
-    async def group_lang(self, chat_id: int) -> str:
+    async def group_lang(self, chat_id: int, sender: User | None = None) -> str:
+        """The group's chosen language; a group that never chose one (no /lang, no lobby
+        yet) answers each ``sender`` in theirs, as a private chat would, else English."""
         cached = self._group_lang.get(chat_id)
         if cached and time.monotonic() - cached[1] < LANG_CACHE_SECONDS:
-            return cached[0]
-        settings = await self.store.get_group(chat_id)
-        lang = str(settings.get("lang") or DEFAULT)
-        self._group_lang[chat_id] = (lang, time.monotonic())
-        return lang
+            chosen = cached[0]
+        else:
+            settings = await self.store.get_group(chat_id)
+            chosen = str(settings.get("lang") or "")
+            self._group_lang[chat_id] = (chosen, time.monotonic())
+        if chosen:
+            return chosen
+        if sender is not None:
+            return await self.user_lang(sender.id, sender.language_code)
+        return DEFAULT
 
     def forget_group_lang(self, chat_id: int) -> None:
         self._group_lang.pop(chat_id, None)
@@ -117,8 +124,8 @@ class Services:
             return translator(await self.user_lang(user.id, user.language_code))
         return translator(await self.user_lang(user))
 
-    async def t_group(self, chat_id: int) -> Translator:
-        return translator(await self.group_lang(chat_id))
+    async def t_group(self, chat_id: int, sender: User | None = None) -> Translator:
+        return translator(await self.group_lang(chat_id, sender))
 
     async def slot_renderer(self, chat_id: int, table: Table) -> SlotRenderer:
         logs.bind(chat=chat_id, game=table.gid)

@@ -48,7 +48,7 @@ async def cmd_settings(update: Update, context: Ctx) -> None:
             context, message, t._("Send /settings in your group: I will open its settings here.")
         )
         return
-    tg = await s.t_group(chat.id)
+    tg = await s.t_group(chat.id, user)
     if not await s.is_admin(chat.id, user.id):
         await reply(context, message, tg._("Only a group admin can change the settings."))
         return
@@ -160,7 +160,7 @@ async def cmd_stats(update: Update, context: Ctx) -> None:
     if chat is None or user is None:
         return
     if is_group(chat):
-        t = await s.t_group(chat.id)
+        t = await s.t_group(chat.id, user)
         stats = await s.store.group_stats(chat.id)
         await reply(context, message, rs.group_stats_text(t, chat.title or "", stats))
     else:
@@ -175,7 +175,7 @@ async def cmd_nextgame(update: Update, context: Ctx) -> None:
     s = svc(context)
     chat, user, message = update.effective_chat, update.effective_user, update.effective_message
     assert chat is not None and user is not None
-    tg = await s.t_group(chat.id)
+    tg = await s.t_group(chat.id, user)
     settings = await s.store.get_user(user.id)
     if not settings.get("dm"):
         markup = r.private_chat_keyboard(tg, s.bot_username, "nextgame")

@@ -11,6 +11,7 @@ import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from shbot.i18n import _SOURCE_LOCALES, DEFAULT, DOMAIN, LANGUAGES
 
@@ -36,7 +37,8 @@ def _update_catalogs(root: Path) -> int:
 
     def body(path: Path) -> list[str]:
         lines = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
-        return [line for line in lines if not line.startswith('"POT-Creation-Date:')]
+        skip = ('"POT-Creation-Date:', '"Generated-By:')  # the version is dropped below
+        return [line for line in lines if not line.startswith(skip)]
 
     if body(new_pot) == body(pot):
         new_pot.unlink()
@@ -54,8 +56,12 @@ def _update_catalogs(root: Path) -> int:
         if message.id:
             message.string = message.id
             message.flags.discard("fuzzy")
+    _scrub(en)
     with en_po.open("wb") as target:
         write_po(target, en, width=76)
+    for lang in LANGUAGES:
+        if lang != DEFAULT:
+            _scrub_file(Path("locales", lang, "LC_MESSAGES", f"{DOMAIN}.po"))
 
     for path in [
         pot,
@@ -78,6 +84,31 @@ def _update_catalogs(root: Path) -> int:
     return 1 if todo else 0
 
 
+def _scrub(catalog: Any) -> bool:
+    """Forget what fuzzy matching left on entries that are not fuzzy any more: the previous
+    msgid (``#|``), which Babel reads back as a comment (``# | msgid``) and would keep
+    for ever, misleading the next translator. True if anything was dropped."""
+    changed = False
+    for message in catalog:
+        if not message.id or message.fuzzy:
+            continue
+        kept = [c for c in message.user_comments if not c.startswith("|")]
+        if kept != message.user_comments or message.previous_id:
+            message.user_comments, message.previous_id = kept, []
+            changed = True
+    return changed
+
+
+def _scrub_file(path: Path) -> None:
+    from babel.messages.pofile import read_po, write_po
+
+    with path.open("rb") as source:
+        catalog = read_po(source)
+    if _scrub(catalog):  # written as pybabel update writes it: no reflow, same order
+        with path.open("wb") as target:
+            write_po(target, catalog, width=76, include_previous=True, ignore_obsolete=True)
+
+
 def _drop_babel_version(path: Path) -> None:
     """Say "Generated-By: Babel" without the version, so a newer Babel rewrites nothing."""
     text = path.read_text(encoding="utf-8")
@@ -88,10 +119,31 @@ def _drop_babel_version(path: Path) -> None:
         path.write_text(fixed, encoding="utf-8")
 
 
+USAGE = """usage: python -m shbot.i18n update
+       python -m shbot.i18n preview --lang LANG [--out FILE]   (see docs/translating.md)"""
+
+
+def _preview(args: list[str]) -> int:
+    """Write every message as players see it (shbot.devtools.preview) to one file."""
+    options = dict(zip(args[::2], args[1::2], strict=False))
+    lang = options.get("--lang")
+    if lang not in LANGUAGES or set(options) - {"--lang", "--out"} or len(args) % 2:
+        print(USAGE, file=sys.stderr)
+        return 2
+    from shbot.devtools import preview
+
+    out = options.get("--out")
+    path = preview.write(lang, Path(out) if out else None)
+    print(f"{lang}: {path}")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["preview"]:
+        return _preview(args[1:])
     if args != ["update"]:
-        print("usage: python -m shbot.i18n update   (see docs/translating.md)", file=sys.stderr)
+        print(USAGE, file=sys.stderr)
         return 2
     return _update_catalogs(_SOURCE_LOCALES.parent)
 

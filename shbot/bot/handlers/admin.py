@@ -47,7 +47,7 @@ async def cmd_cancelgame(update: Update, context: Ctx) -> None:
     s = svc(context)
     chat, user, message = update.effective_chat, update.effective_user, update.effective_message
     assert chat is not None and user is not None
-    t = await s.t_group(chat.id)
+    t = await s.t_group(chat.id, user)
     table = await current_table(context, chat.id)
     if table is None:
         await reply(context, message, t._("There is no game to cancel."))
@@ -110,7 +110,7 @@ async def cmd_lang(update: Update, context: Ctx) -> None:
     if chat is None or user is None:
         return
     group = is_group(chat)
-    t = await s.t_group(chat.id) if group else await s.t_user(user)
+    t = await s.t_group(chat.id, user) if group else await s.t_user(user)
     if group and not await may_set_group_lang(context, chat.id, user, message):
         await reply(
             context, message, t._("Only a group admin can change the language during a game.")
@@ -153,7 +153,7 @@ async def cmd_settings_anonymous(update: Update, context: Ctx) -> None:
     chat, message = update.effective_chat, update.effective_message
     if chat is None or message is None or not is_group(chat):
         return
-    t = await s.t_group(chat.id)
+    t = await s.t_group(chat.id, update.effective_user)
     if not posts_as_group(message, chat.id):
         await reply(context, message, t._("Only a group admin can change the settings."))
         return

@@ -22,6 +22,7 @@ from .. import callbacks as cb
 from .. import render as r
 from ..render import timers as rt
 from ..render.seats import practice_hint
+from ..render.widths import fit_rows
 from .common import Ctx, current_table, group_only, informational, is_group, may_inform, reply, svc
 
 log = logging.getLogger(__name__)
@@ -66,7 +67,7 @@ async def _t(update: Update, context: Ctx) -> Translator | None:
     chat, user = update.effective_chat, update.effective_user
     if chat is None or user is None:
         return None
-    return await s.t_group(chat.id) if is_group(chat) else await s.t_user(user)
+    return await s.t_group(chat.id, user) if is_group(chat) else await s.t_user(user)
 
 
 @informational
@@ -103,7 +104,7 @@ def rules_keyboard(t: Translator, current: str | None = None) -> InlineKeyboardM
         )
         for key in rules_text.SECTIONS
     ]
-    return InlineKeyboardMarkup(r.chunk(buttons, 2))
+    return InlineKeyboardMarkup(fit_rows(buttons, 2))  # longer titles: a row each
 
 
 @informational
@@ -130,7 +131,7 @@ async def on_rules_press(update: Update, context: Ctx) -> None:
     if not isinstance(press, cb.FreePress) or press.arg not in rules_text.SECTIONS:
         await query.answer(t._("This button is not valid."))
         return
-    tl = await s.t_group(message.chat.id) if is_group(message.chat) else t
+    tl = await s.t_group(message.chat.id, query.from_user) if is_group(message.chat) else t
     await query.answer()
     s.outbox.post(
         message.chat.id,
@@ -149,7 +150,7 @@ async def cmd_board(update: Update, context: Ctx) -> None:
     s = svc(context)
     chat = update.effective_chat
     assert chat is not None
-    t = await s.t_group(chat.id)
+    t = await s.t_group(chat.id, update.effective_user)
     try:
         await s.commit.run(chat.id, lambda tb: lobby.redraw(tb, new=True))
     except (NoGame, Refusal):
@@ -170,7 +171,7 @@ async def cmd_history(update: Update, context: Ctx) -> None:
     if not is_group(chat):
         await group_only(update, context)
         return
-    t = await s.t_group(chat.id)
+    t = await s.t_group(chat.id, update.effective_user)
     message = update.effective_message
     table = await current_table(context, chat.id)
     if table is None or table.game is None:
@@ -193,7 +194,7 @@ async def cmd_ping(update: Update, context: Ctx) -> None:
     s = svc(context)
     chat = update.effective_chat
     assert chat is not None
-    t = await s.t_group(chat.id)
+    t = await s.t_group(chat.id, update.effective_user)
     message = update.effective_message
     table = await current_table(context, chat.id)
     if table is None or table.game is None or table.game.is_over:

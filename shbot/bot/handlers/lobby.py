@@ -45,7 +45,7 @@ async def cmd_newgame(update: Update, context: Ctx) -> None:
     chat, user, message = update.effective_chat, update.effective_user, update.effective_message
     assert chat is not None and user is not None
     if not is_person(user, message):  # a channel, a bot or an anonymous admin cannot host
-        await refuse(context, None, message, await s.t_group(chat.id), Refusal("not_person"))
+        await refuse(context, None, message, await s.t_group(chat.id, user), Refusal("not_person"))
         return
     group_settings = await s.store.get_group(chat.id)
     if not group_settings.get("lang"):  # a group that never chose speaks like its first host
@@ -183,7 +183,7 @@ async def cmd_join(update: Update, context: Ctx) -> None:
         return
     chat, user = update.effective_chat, update.effective_user
     assert chat is not None and user is not None
-    t = await svc(context).t_group(chat.id)
+    t = await svc(context).t_group(chat.id, user)
     await join_lobby(context, chat.id, user, update.effective_message, t)
 
 
@@ -223,7 +223,7 @@ async def cmd_leave(update: Update, context: Ctx) -> None:
         return
     chat, user = update.effective_chat, update.effective_user
     assert chat is not None and user is not None
-    t = await svc(context).t_group(chat.id)
+    t = await svc(context).t_group(chat.id, user)
     await leave_lobby(context, chat.id, user, update.effective_message, None, t)
 
 
@@ -312,7 +312,7 @@ async def cmd_startgame(update: Update, context: Ctx) -> None:
         return
     chat, user = update.effective_chat, update.effective_user
     assert chat is not None and user is not None
-    t = await svc(context).t_group(chat.id)
+    t = await svc(context).t_group(chat.id, user)
     await start_game(context, chat.id, user, update.effective_message, None, t)
 
 

@@ -88,7 +88,7 @@ async def cmd_mylog(update: Update, context: Ctx) -> None:
     if chat is None or user is None:
         return
     if is_group(chat):
-        t = await s.t_group(chat.id)
+        t = await s.t_group(chat.id, user)
         username = s.bot_username or context.bot.username or ""
         keyboard = r.private_chat_keyboard(t, username, "mylog")
         await reply(context, message, rm.mylog_in_group_text(t), keyboard, key="mylog")

@@ -36,7 +36,7 @@ async def cmd_practice(update: Update, context: Ctx) -> None:
     if chat is None or user is None:
         return
     if is_group(chat):
-        t = await s.t_group(chat.id)
+        t = await s.t_group(chat.id, user)
         await reply(context, message, rs.practice_in_private_text(t))
         return
     lang = await s.user_lang(user.id, user.language_code)

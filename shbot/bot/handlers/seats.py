@@ -56,7 +56,7 @@ async def change_bots(
 ) -> None:
     """Add ``count`` computer players (0: remove one), for the host or a group admin."""
     s = svc(context)
-    t = await (s.t_user(user) if query is not None else s.t_group(chat_id))
+    t = await (s.t_user(user) if query is not None else s.t_group(chat_id, user))
     if not is_person(user, message if query is None else None):
         await answer(context, query, message, _refusal(t, Refusal("not_person")))
         return

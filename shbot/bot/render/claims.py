@@ -19,7 +19,7 @@ from shbot.table import claims
 from shbot.table.model import Table
 
 from .. import callbacks as cb
-from .common import POLICY_ICON, chunk, markup, name, policy, policy_short, power_name
+from .common import POLICY_ICON, chunk, markup, name, party_short, policy
 
 
 def icons(policies: str) -> str:
@@ -31,7 +31,10 @@ def office(t: Translator, kind: ClaimKind) -> str:
         return t._("President")
     if kind is ClaimKind.RECEIVED:
         return t._("Chancellor")
-    return power_name(t, "peek" if kind is ClaimKind.PEEKED else "investigate")
+    # Lower case mid-line in French, as « (présidence) »: its own words, not the board's.
+    if kind is ClaimKind.PEEKED:
+        return t.pgettext("claim office", "Policy Peek")
+    return t.pgettext("claim office", "Investigate Loyalty")
 
 
 def said(t: Translator, names: Sequence[str], claim: Claim) -> str:
@@ -42,7 +45,7 @@ def said(t: Translator, names: Sequence[str], claim: Claim) -> str:
         return t._(
             "{player} is {party}",
             player=name(names, claim.target),
-            party=policy_short(t, claim.party or ""),
+            party=party_short(t, claim.party or ""),
         )
     return icons(claim.policies)
 
@@ -108,6 +111,8 @@ def claim_line(t: Translator, table: Table, rnd: int) -> str | None:
 def prompt_text(t: Translator, table: Table, slot_key: str) -> str:
     rnd, kind = claims.parse_key(slot_key)
     claim = claims.claim_of(table, slot_key)
+    if claim is not None and claim.kind is ClaimKind.NONE:
+        return t._("🗣 Round {round}: you chose to make no claim.", round=rnd)
     if claim is not None:
         return t._(
             "🗣 Round {round}: you told the group: {claim}.",
@@ -143,7 +148,7 @@ def prompt_keyboard(t: Translator, table: Table, slot_key: str) -> InlineKeyboar
         return InlineKeyboardButton(label, callback_data=data)
 
     if kind is ClaimKind.INVESTIGATED:
-        offered = [button(policy_short(t, p), p) for p in CHOICES[kind]]
+        offered = [button(party_short(t, p), p) for p in CHOICES[kind]]
     else:
         offered = [button(icons(v), v) for v in CHOICES[kind]]
     return markup([*chunk(offered, 4), [button(t._("🤐 No claim"), None)]])
@@ -186,7 +191,7 @@ def _truth(t: Translator, kind: ClaimKind, real: Any) -> str:
         return t._("received {hand}", hand=icons(real))
     if kind is ClaimKind.PEEKED:
         return t._("saw {hand}", hand=icons(real))
-    return t._("saw {party}", party=policy_short(t, real))
+    return t._("saw {party}", party=party_short(t, real))
 
 
 def truth_lines(t: Translator, table: Table) -> list[str]:

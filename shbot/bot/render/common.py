@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from babel.lists import format_list
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from shbot.engine import FASCIST, HITLER, LIBERAL
@@ -52,6 +53,21 @@ def name_list(t: Translator, names: Sequence[str], seats: Sequence[int]) -> str:
     return t._(", ").join(name(names, s) for s in seats)
 
 
+def series(t: Translator, items: Sequence[str]) -> str:
+    """Items inside a sentence, as the reader's language writes a list ("A, B and C",
+    « A, B et C », 「A、B、C」: CLDR); the pseudo-locale keeps the translated separator."""
+    if t.locale not in LANGUAGES:
+        return t._(", ").join(items)
+    return format_list(list(items), locale=t.locale)
+
+
+def name_series(t: Translator, names: Sequence[str], seats: Sequence[int]) -> str:
+    """Players named inside a sentence ("Léa and Marc did not vote")."""
+    if not seats:
+        return t._("nobody")
+    return series(t, [name(names, s) for s in seats])
+
+
 def plain_name(names: Sequence[str], seat: object) -> str:
     """A name for plain text (alerts): no HTML, isolated against bidi reordering."""
     if not isinstance(seat, int) or not 0 <= seat < len(names):
@@ -65,6 +81,13 @@ def policy(t: Translator, p: str) -> str:
 
 def policy_short(t: Translator, p: str) -> str:
     return t._("🔵 Liberal") if p == LIBERAL else t._("🔴 Fascist")
+
+
+def party_short(t: Translator, p: str) -> str:
+    """A player's party, where a claim or a result names it: its own words, since other
+    languages do not label a party as they label a policy (French: loi libérale, parti
+    libéral)."""
+    return t.pgettext("party", "🔵 Liberal") if p == LIBERAL else t.pgettext("party", "🔴 Fascist")
 
 
 def role_name(t: Translator, role: str) -> str:

@@ -15,6 +15,7 @@ from .common import (
     isolated,
     markup,
 )
+from .widths import fit_rows
 
 
 def lobby_text(t: Translator, table: Table, *, closed: str | None = None) -> str:
@@ -69,7 +70,7 @@ def lobby_keyboard(
             InlineKeyboardButton(t._("✋ Join"), callback_data=cb.game_data(gid, 0, cb.JOIN)),
             InlineKeyboardButton(t._("🚪 Leave"), callback_data=cb.game_data(gid, 0, cb.LEAVE)),
         ],
-        seats.lobby_row(t, gid),
+        *fit_rows(seats.lobby_row(t, gid), 2),  # a row each where a label would be cut
         [InlineKeyboardButton(t._("▶️ Start"), callback_data=cb.game_data(gid, 0, cb.START))],
     ]
     if bot_username:

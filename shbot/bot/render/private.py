@@ -49,6 +49,8 @@ def role_lines(t: Translator, names: Sequence[str], data: dict[str, Any]) -> lis
             lines.append(t._("Your fellow Fascists: {names}.", names=name_list(t, names, others)))
         else:
             lines.append(t._("You are the only ordinary Fascist."))
+        if len(names) <= 6:  # R2.3: at 5 or 6 players Hitler knows the Fascist
+            lines.append(t._("Hitler knows that you are a Fascist too."))
     elif "fascists" in data:
         lines.append(
             t._(
@@ -90,23 +92,35 @@ def role_alert(t: Translator, table: Table, seat: int) -> str:
     view = game.private_view(seat)
     names = [n if len(n) <= 16 else n[:15] + "…" for n in table.names()]
     role = view["role"]
-    text = t._("You are {role}.", role=role_name(t, role))
+    # One line each (no separator to translate); lists agree with their number of names.
+    lines = [t._("You are {role}.", role=role_name(t, role))]
+    fascists = view.get("fascists") or []
+    listed = t._(", ").join(names[s] for s in fascists)
     if role == FASCIST:
-        text += " " + t._("Hitler: {hitler}.", hitler=names[view["hitler"]])
-        if view.get("fascists"):
-            text += " " + t._(
-                "Fascists: {names}.", names=t._(", ").join(names[s] for s in view["fascists"])
+        lines.append(t._("Hitler: {hitler}.", hitler=names[view["hitler"]]))
+        if fascists:
+            lines.append(
+                t.ngettext(
+                    "Fellow Fascist: {names}.",
+                    "Fellow Fascists: {names}.",
+                    len(fascists),
+                    names=listed,
+                )
             )
-    elif role == HITLER and "fascists" in view:
-        text += " " + t._(
-            "Fascists: {names}.", names=t._(", ").join(names[s] for s in view["fascists"])
+    elif role == HITLER and fascists:
+        lines.append(
+            t.ngettext("Fascist: {names}.", "Fascists: {names}.", len(fascists), names=listed)
         )
     # The result's own message can be lost (a crash before it went out): it is repeated here.
     for target, party in view.get("investigations", {}).items():
-        text += " " + t._(
-            "You investigated {player}: {party}.", player=names[target], party=party_name(t, party)
+        lines.append(
+            t._(
+                "You investigated {player}: {party}.",
+                player=names[target],
+                party=party_name(t, party),
+            )
         )
-    return text[:200]
+    return "\n".join(lines)[:200]
 
 
 def hand_text(t: Translator, policies: Sequence[str]) -> str:
@@ -125,15 +139,15 @@ def president_hand_text(t: Translator, table: Table, policies: Sequence[str]) ->
 
 
 def president_hand_keyboard(t: Translator, table: Table, policies: Sequence[str]) -> Any:
-    return markup(
+    return markup(  # a row each: two labels do not fit side by side on a phone in ja or fr
         [
             [
                 InlineKeyboardButton(
                     t._("Discard {policy}", policy=policy_short(t, p)),
                     callback_data=cb.game_data(table.gid, table.step, cb.DISCARD, p),
                 )
-                for p in sorted(set(policies))
             ]
+            for p in sorted(set(policies))
         ]
     )
 
@@ -168,7 +182,7 @@ def chancellor_hand_keyboard(
         )
         for p in sorted(set(policies))
     ]
-    rows = [row]
+    rows = [[button] for button in row]  # a row each, as the President's
     if veto:
         rows.append(
             [

@@ -22,7 +22,9 @@ def cheat_sheet(t: Translator, table: Table) -> str:
     for i, power in enumerate(game.powers):
         track.append("🏁" if i == 5 else POWER_ICON[str(power)] if power else "⬜")
     present = [str(p) for p in dict.fromkeys(game.powers) if p]
-    legend = " · ".join(f"{POWER_ICON[p]} {power_name(t, p)}" for p in present)
+    legend = " · ".join(
+        [*(f"{POWER_ICON[p]} {power_name(t, p)}" for p in present), t._("🏁 Fascists win")]
+    )
     return "\n".join(
         [
             t._("📋 <b>Cheat sheet</b> · {players} players", players=game.n),

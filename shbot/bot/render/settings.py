@@ -13,7 +13,7 @@ from .. import callbacks as cb
 from ..config import TIMER_PRESETS
 from . import seats
 from .common import name, role_name
-from .history import condition_text
+from .widths import too_wide
 
 #: Setting codes in callback data (``@set:<chat>_<code>``): short so the data stays small.
 TIMER_CODES = {"off": "t0", "short": "t1", "normal": "t2", "long": "t3"}
@@ -99,28 +99,38 @@ def settings_keyboard(
         text = f"✅ {label}" if chosen else label
         return InlineKeyboardButton(text, callback_data=cb.free_data(cb.SETTINGS, f"{arg}_{code}"))
 
+    def pair(*buttons: InlineKeyboardButton) -> list[list[InlineKeyboardButton]]:
+        """Side by side if both would fit with their ✅ (so a press never moves the
+        layout), else a row each (render/widths.py)."""
+        worst = [b.text if b.text.startswith("✅ ") else f"✅ {b.text}" for b in buttons]
+        return [list(buttons)] if not too_wide(worst) else [[b] for b in buttons]
+
+    timers = [button(timer_label(t, p), code, p == timer) for p, code in TIMER_CODES.items()]
+    standin = seats.standin_on(group)
     rows = [
         [button(LANGUAGE_NAMES[code], f"l{code}", code == lang) for code in LANGUAGES],
-        [button(timer_label(t, p), code, p == timer) for p, code in TIMER_CODES.items()][:2],
-        [button(timer_label(t, p), code, p == timer) for p, code in TIMER_CODES.items()][2:],
-        [
+        *pair(*timers[:2]),
+        *pair(*timers[2:]),
+        *pair(
             button(t._("Missing vote: Nein!"), VOTE_CODES["nein"], _vote_rule(group) == "nein"),
             button(t._("Missing vote: ignored"), VOTE_CODES["ignore"], _vote_rule(group) != "nein"),
-        ],
-        [
+        ),
+        *pair(
             button(t._("Seats: joining order"), SEAT_CODES[False], not group.get("shuffle_seats")),
             button(t._("Seats: shuffled"), SEAT_CODES[True], bool(group.get("shuffle_seats"))),
-        ],
-        [
+        ),
+        *pair(
             button(t._("Rebalanced: off"), REBALANCED_CODES[False], not group.get("rebalanced")),
             button(t._("Rebalanced: on"), REBALANCED_CODES[True], bool(group.get("rebalanced"))),
-        ],
-        [
-            button(t._("🤖 Stand-in: off"), STANDIN_CODES["off"], not seats.standin_on(group)),
-            button(t._("🤖 Stand-in: on"), STANDIN_CODES["on"], seats.standin_on(group)),
+        ),
+        *pair(
+            button(t._("🤖 Stand-in: off"), STANDIN_CODES["off"], not standin),
+            button(t._("🤖 Stand-in: on"), STANDIN_CODES["on"], standin),
+        ),
+        *pair(
             button(t._("Board: picture"), BOARD_CODES[board.PICTURE], style == board.PICTURE),
             button(t._("Board: text"), BOARD_CODES[board.TEXT], style == board.TEXT),
-        ],
+        ),
     ]
     return InlineKeyboardMarkup(rows)
 
@@ -173,8 +183,18 @@ def _conditions(t: Translator, counts: dict[str, int]) -> list[str]:
     for condition in ("five_liberal", "hitler_executed", "six_fascist", "hitler_elected"):
         n = int(counts.get(condition, 0))
         if n:
-            out.append(f"{condition_text(t, condition)} ×{n}")
+            out.append(stats_condition(t, condition, n))
     return out
+
+
+def stats_condition(t: Translator, condition: str, n: int) -> str:
+    """A /stats headline with its count: short words of its own, not the end card's sentence."""
+    return {
+        "five_liberal": t._("🔵 Five Liberal policies ×{n}", n=n),
+        "hitler_executed": t._("💀 Hitler executed ×{n}", n=n),
+        "six_fascist": t._("🔴 Six Fascist policies ×{n}", n=n),
+        "hitler_elected": t._("👔 Hitler elected Chancellor ×{n}", n=n),
+    }[condition]
 
 
 def group_stats_text(t: Translator, title: str, stats: dict[str, Any]) -> str:

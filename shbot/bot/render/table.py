@@ -223,7 +223,7 @@ def glance_line(t: Translator, table: Table) -> str:
         effect = f"{POWER_ICON[power]} {power_name(t, power)}" if power else t._("no power")
         parts.append(t._("Next 🔴: {effect}", effect=effect))
     elif view["fascist"] == 5:
-        parts.append(t._("Next 🔴: {effect}", effect="🏁"))  # as on the board's track
+        parts.append(t._("Next 🔴: {effect}", effect=t._("🏁 Fascists win")))
     parts.append(
         t._(
             "Draw pile: {draw} · Discard pile: {discard}",

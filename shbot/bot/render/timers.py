@@ -9,7 +9,7 @@ from shbot.engine import Phase
 from shbot.i18n import Translator
 from shbot.table.model import Table
 
-from .common import name, name_list
+from .common import name, name_list, name_series
 
 
 def timeout_text(t: Translator, names: Sequence[str], d: dict[str, Any]) -> str:
@@ -19,7 +19,7 @@ def timeout_text(t: Translator, names: Sequence[str], d: dict[str, Any]) -> str:
     late: list[int] = d["late"]
     president = name(names, d["president"])
     if phase is Phase.VOTE:
-        who = name_list(t, names, late)
+        who = name_series(t, names, late)
         if d.get("missing_nein", True):
             return t.ngettext(
                 "⏰ Time is up: {names} did not vote; the missing vote counts as Nein!",
