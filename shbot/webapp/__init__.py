@@ -5,3 +5,7 @@ and a small JSON + server-sent-events API from its own process (``server.py``); 
 request carries Telegram's signed ``initData`` (``auth.py``), and what a user sees is the
 public view of their group's game, plus their own secret panel (``views.py``).
 """
+
+
+class ListenError(RuntimeError):
+    """The Mini App's server cannot listen; the message names the settings to fix."""

@@ -42,7 +42,5 @@ def error(t: Translator, reason: str) -> str:
     if reason == "forbidden":
         return t._("Only the members of this group can see its table.")
     if reason == "no_game":
-        return t._(
-            "No game to show: open the table from a game's board or from your role message."
-        )
+        return t._("No game to show: open the table from a game's board or from your role message.")
     return t._("Open this table from Telegram: the page could not check who you are.")
