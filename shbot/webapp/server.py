@@ -116,6 +116,7 @@ class WebApp:
                 (rf"{base}", web.RedirectHandler, {"url": f"{base}/"}),
             ],
             compress_response=True,
+            log_function=_access_log,
         )
 
     async def start(self, listen: str, port: int) -> int:
@@ -155,6 +156,21 @@ class WebApp:
 
     def view(self, t: Translator, seen: Seen) -> dict[str, Any]:
         return {**self.public(t, seen.table), **views.personal(t, seen.table, seen.seat)}
+
+
+def _access_log(handler: web.RequestHandler) -> None:
+    """One line per request, without its query: the event stream's carries the initData."""
+    status = handler.get_status()
+    level = logging.DEBUG if status < 400 else logging.INFO if status < 500 else logging.ERROR
+    request = handler.request
+    log.log(
+        level,
+        "%d %s %s %.1f ms",
+        status,
+        request.method,
+        request.path,
+        1000 * request.request_time(),
+    )
 
 
 class Page(web.RequestHandler):
