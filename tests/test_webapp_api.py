@@ -5,6 +5,7 @@ Table buttons."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import time
 from collections.abc import AsyncIterator
@@ -18,11 +19,17 @@ from shbot.i18n import translator
 from shbot.storage import Store
 from shbot.webapp import views
 from shbot.webapp.auth import MAX_AGE, init_data
-from tests.botplay import Bot, RandomPlay, Turn, button_data, next_turn, open_game, play
+from tests.botplay import Bot, RandomPlay, Turn, next_turn, open_game, play
 from tests.harness import FakeUser, make_user, make_users
 from tests.webapp_bot import PUBLIC_URL, base_url, get_state, signed, state, text_of, webapp_bot
 
 EN = translator("en")
+
+
+def flat(blocks: list[list[str]]) -> list[str]:
+    return list(itertools.chain.from_iterable(blocks))
+
+
 VIEW_KEYS = {"seats", "record", "secret", "board", "now"}
 
 
@@ -79,9 +86,9 @@ async def test_each_player_gets_their_own_secret_and_nobody_elses(wbot: Bot) -> 
         got = await state(wbot, user, group.id)
         assert got["you"] == seat and got["status"] == "running"
         assert got["secret"] == panels[user.id]
-        own = set(sum(panels[user.id], []))
+        own = set(flat(panels[user.id]))
         for other in users:
-            theirs = set(sum(panels[other.id], [])) - own
+            theirs = set(flat(panels[other.id])) - own
             assert not [line for line in theirs if line in text_of(got)], (user, other)
         assert not any("role" in s for s in got["seats"]), "a role before the end"
     watching = await state(wbot, watcher, group.id)

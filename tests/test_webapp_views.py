@@ -8,6 +8,7 @@ claims); a seat's secret panel does not change when what that seat was not shown
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 from typing import Any
@@ -22,6 +23,12 @@ from shbot.webapp import views
 from tests.webapp_games import simulate
 
 EN = translator("en")
+
+
+def flat(blocks: list[list[str]]) -> list[str]:
+    return list(itertools.chain.from_iterable(blocks))
+
+
 FLIP = {"L": "F", "F": "L", "liberal": "fascist", "fascist": "liberal"}
 
 
@@ -94,9 +101,11 @@ def test_the_secret_panel_holds_what_the_seat_was_shown() -> None:
     game = last_running.game
     assert game is not None
     for seat in range(7):
-        panel = "\n".join(sum(views.secret(EN, last_running, seat), []))
+        panel = "\n".join(flat(views.secret(EN, last_running, seat)))
         assert "Your secret role in this game" in panel
-        drew = any(e.kind == Kind.PRESIDENT_HAND and e.to == (seat,) for e in read(last_running.log))
+        drew = any(
+            e.kind == Kind.PRESIDENT_HAND and e.to == (seat,) for e in read(last_running.log)
+        )
         assert ("You drew" in panel) == drew
     spectator = dump(views.view(EN, last_running, None))
     for secret in ("You drew", "You received", "secret role", '"role"', "Hitler is"):
@@ -143,4 +152,4 @@ def test_the_page_speaks_the_viewers_language() -> None:
     ja = views.view(translator("ja"), table, 0)
     assert fr["labels"]["record"] != views.view(EN, table, 0)["labels"]["record"]
     assert ja["labels"]["secret"] != fr["labels"]["secret"]
-    assert "Votre rôle secret" in "\n".join(sum(fr["secret"], []))
+    assert "Votre rôle secret" in "\n".join(flat(fr["secret"]))
