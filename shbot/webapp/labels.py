@@ -13,17 +13,14 @@ from shbot.i18n import Translator
 def labels(t: Translator) -> dict[str, str]:
     return {
         "title": t._("📋 Table"),
-        "board": t._("Board"),
         "seats": t._("Seats"),
         "now": t._("Round in progress"),
         "record": t._("The whole record"),
-        "claims": t._("Claims"),
         "secret": t._("🤫 Your secret panel"),
         "secret_note": t._("Only you see this panel."),
         "watching": t._("You are watching this game: you do not play in it."),
         "lobby": t._("The game has not started yet. Players in the lobby:"),
         "cancelled": t._("This game was cancelled."),
-        "over": t._("The game is over."),
         "legend": t._(
             "⭐ President · ◆ Chancellor · ☆ ◇ candidates · ✅ confirmed not Hitler · "
             "💀 dead · ⊘ term-limited · 🗳 voted · ⏳ not yet"
