@@ -70,6 +70,7 @@ def chrome(width: int = 360, height: int = 1400, scale: float = 1.0) -> Iterator
     for flag in FLAGS:
         options.add_argument(flag)
     options.add_argument(f"--user-data-dir={profile}")
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     options.add_argument(f"--window-size={max(width, 800)},{height}")
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
     metrics = {"width": width, "height": height, "deviceScaleFactor": scale, "mobile": True}
@@ -79,3 +80,12 @@ def chrome(width: int = 360, height: int = 1400, scale: float = 1.0) -> Iterator
     finally:
         driver.quit()
         shutil.rmtree(profile, ignore_errors=True)
+
+
+def page_errors(driver: Any) -> list[str]:
+    """The console's errors, but Telegram's script not loading (no network here)."""
+    return [
+        str(entry["message"])
+        for entry in driver.get_log("browser")
+        if entry["level"] == "SEVERE" and "telegram.org" not in entry["message"]
+    ]

@@ -124,7 +124,7 @@ async def test_the_game_is_found_from_the_link_or_the_players_own_game(wbot: Bot
     assert mine["you"] is not None and mine["secret"]
     via_link = await get_state(wbot, signed(wbot, watcher, start_param=f"c{group.id}"))
     assert via_link.status_code == 200 and via_link.json()["secret"] is None
-    lost = await get_state(wbot, signed(wbot, make_user("Nobody")), lang="ja")
+    lost = await get_state(wbot, signed(wbot, make_user("Nobody", language_code="ja")))
     assert lost.status_code == 404
     assert lost.json()["error"] == translator("ja")._(
         "No game to show: open the table from a game's board or from your role message."
@@ -183,11 +183,14 @@ class Stream:
 async def test_the_stream_shows_each_press_within_a_second(wbot: Bot) -> None:
     users = make_users(5)
     group = await open_game(wbot, users)
-    params = {"chat": str(group.id), "init": signed(wbot, users[1])}
+    params = {"chat": str(group.id)}  # the signed data in a header, as the page sends it
+    headers = {"Authorization": f"tma {signed(wbot, users[1])}"}
     by_id = {u.id: u for u in users}
     async with (
         httpx.AsyncClient(timeout=30) as client,
-        client.stream("GET", f"{base_url(wbot)}/api/events", params=params) as response,
+        client.stream(
+            "GET", f"{base_url(wbot)}/api/events", params=params, headers=headers
+        ) as response,
     ):
         assert response.headers["content-type"].startswith("text/event-stream")
         stream = Stream(response)
@@ -260,3 +263,18 @@ async def test_the_page_and_its_files_are_served(wbot: Bot) -> None:
         assert (
             await client.get(f"http://127.0.0.1:{base_url(wbot).split(':')[2].split('/')[0]}/other")
         ).status_code == 404
+
+
+async def test_the_lobby_and_a_cancelled_game_show_no_secret(wbot: Bot) -> None:
+    users = make_users(5)
+    group = await open_game(wbot, users, start=False)
+    lobby = await state(wbot, users[1], group.id)
+    assert lobby["status"] == "lobby" and lobby["secret"] is None and "board" not in lobby
+    assert [s["name"] for s in lobby["seats"]] == [u.first_name for u in users]
+    # An EventSource cannot send a header: the signed data may come as init= too.
+    params = {"chat": str(group.id), "init": signed(wbot, users[1])}
+    async with (
+        httpx.AsyncClient(timeout=30) as client,
+        client.stream("GET", f"{base_url(wbot)}/api/events", params=params) as response,
+    ):
+        assert (await Stream(response).next())["status"] == "lobby"

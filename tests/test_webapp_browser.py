@@ -23,7 +23,7 @@ from shbot.table import Table
 from shbot.webapp import views
 from shbot.webapp.auth import MAX_AGE
 from tests.botplay import Bot, RandomPlay, next_turn, open_game, press_move
-from tests.browser import chrome, require_browser
+from tests.browser import chrome, page_errors, require_browser
 from tests.fake_telegram import FakeBotAPI, FakeChat
 from tests.harness import FakeUser, make_users
 from tests.webapp_bot import base_url, signed, webapp, webapp_bot
@@ -173,6 +173,7 @@ async def test_a_ten_player_game_live_in_the_browser(store: Store, tmp_path: Pat
                     break
                 latencies.append(latency)
             weight = await run(driver.execute_script, WEIGHT)
+            assert await run(page_errors, driver) == []
         p50 = statistics.median(latencies)
         p95 = statistics.quantiles(latencies, n=20)[-1]
         print(

@@ -4,12 +4,13 @@ Routes, under the path of ``SHBOT_WEBAPP_URL`` (a TLS proxy in front forwards it
 
 * ``/``: the page (``static/index.html``); ``/static/...``: its script and style;
 * ``/api/state?chat=``: the viewer's view as JSON;
-* ``/api/events?chat=&init=``: the same view as server-sent events, sent again each time
+* ``/api/events?chat=``: the same view as server-sent events, sent again each time
   a commit changes it (:class:`Hub`, fed by the commit path), a comment every few seconds
   to keep proxies from closing the stream; the browser reconnects by itself (``retry``).
 
-Every API request carries Telegram's signed ``initData`` (header ``Authorization: tma
-<initData>``, or ``init=`` where a header cannot be set: EventSource); refused requests get
+Every API request carries Telegram's signed ``initData`` in a header (``Authorization: tma
+<initData>``; the page reads the event stream through ``fetch`` so that it never goes in a
+URL a proxy logs; ``init=`` is accepted too, for a plain EventSource); refused requests get
 a status and one translated sentence, never a view.
 """
 
@@ -35,6 +36,11 @@ log = logging.getLogger(__name__)
 
 PING_SECONDS = 15.0  # a comment on an idle stream; also when the store is read again
 RETRY_MS = 1000
+#: The page runs its own script and Telegram's, talks to its own server, nothing else.
+CSP = (
+    "default-src 'self'; script-src 'self' https://telegram.org; img-src 'self' data:; "
+    "object-src 'none'; base-uri 'none'; form-action 'none'"
+)
 
 
 class Hub:
@@ -181,6 +187,7 @@ class Page(web.RequestHandler):
         self.set_header("Content-Type", "text/html; charset=utf-8")
         self.set_header("Cache-Control", "no-cache")
         self.set_header("Referrer-Policy", "no-referrer")
+        self.set_header("Content-Security-Policy", CSP)
         with open(f"{self.static}/index.html", "rb") as page:
             self.write(page.read())
 

@@ -101,22 +101,38 @@
   function url(path) {
     const q = new URLSearchParams({ lang: guessLang() });
     if (chat) q.set("chat", chat);
-    if (path === "api/events") q.set("init", initData());
     return path + "?" + q.toString();
   }
 
-  let source = null;
+  // The live view: server-sent events read through fetch, so that the signed data goes in
+  // a header (an EventSource could only put it in the URL, where proxies log it).
+  let stream = 0;
   function listen() {
-    source = new EventSource(url("api/events"));
-    source.onopen = () => { $("status").className = "status"; };
-    source.onmessage = (e) => { $("status").className = "status"; show(JSON.parse(e.data)); };
-    source.onerror = () => {
-      $("status").className = "status off";
-      if (source.readyState === EventSource.CLOSED) {  // refused or a proxy error: try again
-        source.close(); setTimeout(start, 2000);
-      }
-    };
+    const mine = ++stream;
+    const again = () => { if (mine === stream) { offline(); setTimeout(listen, 1000); } };
+    fetch(url("api/events"), { headers: { Authorization: "tma " + initData() }, cache: "no-store" })
+      .then((r) => {
+        if (!r.ok || !r.body) { again(); return; }
+        $("status").className = "status";
+        const reader = r.body.pipeThrough(new TextDecoderStream()).getReader();
+        let buffer = "";
+        const pump = () => reader.read().then(({ value, done }) => {
+          if (done) { again(); return; }
+          buffer += value;
+          let cut;
+          while ((cut = buffer.indexOf("\n\n")) >= 0) {
+            const event = buffer.slice(0, cut); buffer = buffer.slice(cut + 2);
+            const data = event.split("\n").filter((l) => l.startsWith("data: ")).map((l) => l.slice(6)).join("\n");
+            if (data && mine === stream) show(JSON.parse(data));
+          }
+          return pump();
+        });
+        return pump();
+      })
+      .catch(again);
   }
+
+  function offline() { $("status").className = "status off"; }
 
   function start() {
     fetch(url("api/state"), { headers: { Authorization: "tma " + initData() } })
@@ -125,7 +141,7 @@
         if (!ok) { fail(body); if (body.reason === "expired" || body.reason === "forbidden") return; setTimeout(start, 5000); return; }
         show(body); listen();
       })
-      .catch(() => { $("status").className = "status off"; setTimeout(start, 2000); });
+      .catch(() => { offline(); setTimeout(start, 2000); });
   }
 
   applyTheme((() => { try { return JSON.parse(hash.get("tgWebAppThemeParams") || "{}"); } catch (e) { return {}; } })());
