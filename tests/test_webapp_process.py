@@ -91,7 +91,7 @@ async def test_a_taken_port_stops_the_start_with_one_line(tmp_path: Path) -> Non
                 SHBOT_WEBAPP_LISTEN="127.0.0.1",
                 SHBOT_WEBAPP_PORT=str(port),
             )
-            out, err = await asyncio.wait_for(process.communicate(), 60)
+            _out, err = await asyncio.wait_for(process.communicate(), 60)
     assert process.returncode == 2, err.decode()
     last = err.decode().strip().splitlines()[-1]
     assert last.startswith(
