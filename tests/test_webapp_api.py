@@ -265,7 +265,7 @@ async def test_the_page_and_its_files_are_served(wbot: Bot) -> None:
         ).status_code == 404
 
 
-async def test_the_lobby_and_a_cancelled_game_show_no_secret(wbot: Bot) -> None:
+async def test_the_lobby_shows_its_players_and_no_secret(wbot: Bot) -> None:
     users = make_users(5)
     group = await open_game(wbot, users, start=False)
     lobby = await state(wbot, users[1], group.id)

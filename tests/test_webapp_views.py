@@ -153,3 +153,12 @@ def test_the_page_speaks_the_viewers_language() -> None:
     assert fr["labels"]["record"] != views.view(EN, table, 0)["labels"]["record"]
     assert ja["labels"]["secret"] != fr["labels"]["secret"]
     assert "Votre rôle secret" in "\n".join(flat(fr["secret"]))
+
+
+def test_a_cancelled_game_reveals_nothing() -> None:
+    table = list(simulate(6, 4))[30]
+    table.ending = "cancelled"
+    v = views.view(EN, table, None)
+    assert v["status"] == "cancelled" and v["now"] == []
+    assert not any("role" in s or "side" in s for s in v["seats"])
+    assert "end" not in v

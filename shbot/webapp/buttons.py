@@ -22,7 +22,8 @@ def table_button(
     a group link cannot be made (the bot's username is not known yet)."""
     label = t._("📋 Table")
     if private:
-        return InlineKeyboardButton(label, web_app=WebAppInfo(f"{url}?chat={game_chat}"))
+        base = url if url.endswith("/") else f"{url}/"  # the page's own relative links
+        return InlineKeyboardButton(label, web_app=WebAppInfo(f"{base}?chat={game_chat}"))
     if not bot_username:
         return None
     return InlineKeyboardButton(
