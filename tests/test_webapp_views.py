@@ -76,7 +76,7 @@ def dump(value: Any) -> str:
 def test_nothing_private_outside_its_owners_view_before_the_end(n: int) -> None:
     rng = random.Random(n)
     states = 0
-    for seed in range(n * 10, n * 10 + 4):
+    for seed in range(n * 10, n * 10 + 2):
         for table in simulate(n, seed):
             game = table.game
             assert game is not None
@@ -90,7 +90,7 @@ def test_nothing_private_outside_its_owners_view_before_the_end(n: int) -> None:
             for seat in rng.sample(range(n), 2):
                 mine = dump(views.view(EN, table, seat))
                 assert mine == dump(views.view(EN, scramble(table, seat, rng), seat)), seat
-    assert states > 100
+    assert states > 50
 
 
 def test_the_secret_panel_holds_what_the_seat_was_shown() -> None:
