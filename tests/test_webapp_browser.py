@@ -25,7 +25,7 @@ from shbot.webapp.auth import MAX_AGE
 from tests.botplay import Bot, RandomPlay, next_turn, open_game, press_move
 from tests.browser import chrome, page_errors, require_browser
 from tests.fake_telegram import FakeBotAPI, FakeChat
-from tests.harness import FakeUser, make_users
+from tests.harness import FakeUser, make_user, make_users
 from tests.webapp_bot import base_url, signed, webapp, webapp_bot
 
 EN = translator("en")
@@ -228,9 +228,9 @@ async def test_the_page_reconnects_after_a_bot_restart(store: Store) -> None:
             await wait_for(driver, "return document.body.dataset.phase === 'vote'", timeout=3.0)
 
 
-async def test_a_refused_page_says_why_in_the_viewers_language(store: Store) -> None:
+async def test_the_page_speaks_the_viewers_language_refusals_too(store: Store) -> None:
     async with webapp_bot(store) as bot:
-        users = make_users(5)
+        users = [*make_users(4), make_user("Yuki", language_code="ja")]
         group = await open_game(bot, users)
         stranger = FakeUser(999_999_001, "Camille", language_code="fr")
         with chrome() as driver:
@@ -248,3 +248,12 @@ async def test_a_refused_page_says_why_in_the_viewers_language(store: Store) -> 
                 "Only the members of this group can see its table."
             )
             assert await run(driver.execute_script, "return document.querySelector('#main').hidden")
+            # A player whose Telegram speaks Japanese reads the table in Japanese.
+            japanese = users[4]
+            await run(driver.get, "about:blank")
+            await run(driver.get, page_url(bot, japanese, group.id))
+            await wait_for(driver, "return document.body.dataset.status === 'running'")
+            ja = translator("ja")
+            assert await run(text, driver, "#h-secret") == ja._("🤫 Your secret panel")
+            assert await run(driver.execute_script, "return document.title") == ja._("📋 Table")
+            assert "このゲームでのあなたの秘密役割" in await run(text, driver, "#secret")
