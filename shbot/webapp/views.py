@@ -20,7 +20,7 @@ from shbot.bot.render.history import condition_text, history_lines
 from shbot.bot.render.mylog import fact_lines
 from shbot.bot.render.picture import facts as board_facts
 from shbot.bot.render.private import goal_line, role_lines
-from shbot.bot.render.table import glance_line, round_text
+from shbot.bot.render.table import round_text
 from shbot.engine import Kind
 from shbot.i18n import Translator
 from shbot.table import Table
@@ -153,7 +153,6 @@ def public(t: Translator, table: Table) -> dict[str, Any]:
     out["phase"] = view["phase"]
     live = out["status"] == "running"
     out["now"] = _lines(round_text(t, table)) if live else []
-    out["glance"] = glance_line(t, table) if live else ""
     out["record"] = record(t, table)
     out["claims"] = rc.history_lines(t, table)
     if game.is_over and game.condition is not None:
