@@ -19,7 +19,7 @@ from shbot.i18n import translator
 from shbot.storage import Store
 from shbot.webapp import views
 from shbot.webapp.auth import MAX_AGE, init_data
-from tests.botplay import Bot, RandomPlay, Turn, next_turn, open_game, play
+from tests.botplay import Bot, RandomPlay, Turn, next_turn, open_game, play, rewrite_game
 from tests.harness import FakeUser, make_user, make_users
 from tests.webapp_bot import PUBLIC_URL, base_url, get_state, signed, state, text_of, webapp_bot
 
@@ -282,3 +282,35 @@ async def test_the_lobby_shows_its_players_and_no_secret(wbot: Bot) -> None:
         client.stream("GET", f"{base_url(wbot)}/api/events", params=params) as response,
     ):
         assert (await Stream(response).next())["status"] == "lobby"
+
+
+async def test_a_change_another_process_committed_reaches_the_stream(
+    wbot: Bot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Several bot processes (Redis): a commit elsewhere does not pass through this
+    process's hook; the stream reads the store again each PING_SECONDS and shows it."""
+    from shbot.webapp import server
+
+    monkeypatch.setattr(server, "PING_SECONDS", 0.2)
+    users = make_users(5)
+    group = await open_game(wbot, users)
+    headers = {"Authorization": f"tma {signed(wbot, users[0])}"}
+    async with (
+        httpx.AsyncClient(timeout=30) as client,
+        client.stream(
+            "GET", f"{base_url(wbot)}/api/events", params={"chat": str(group.id)}, headers=headers
+        ) as response,
+    ):
+        stream = Stream(response)
+        await stream.next()
+        turn = await next_turn(wbot, group, {u.id: u for u in users})
+        assert turn is not None
+        await wbot.h.press(
+            turn.user, turn.message, data=button_data_for(turn, turn.args(cb.NOMINATE)[0])
+        )
+        first = await stream.next()  # this process's commit: the hub holds its table now
+        assert first["phase"] == "vote"
+        await rewrite_game(wbot, group, lambda game: setattr(game, "tracker", 2))
+        shown = await stream.next(timeout=3.0)
+        assert shown["board"] != first["board"], "the tracker drawn anew"
+        assert shown["board"] == (await state(wbot, users[1], group.id))["board"]

@@ -234,7 +234,8 @@ class Api(web.RequestHandler):
         if watch:
             self.app.hub.watch(chat_id)
         try:
-            table = await self.app.access.table(chat_id)
+            # From the store: with several bot processes, the hub holds only this one's.
+            table = await self.app.access.table(chat_id, fresh=True)
             seen = await self.app.access.check(user, chat_id, table)
         except Denied as denied:
             if watch:

@@ -112,6 +112,7 @@
     const again = () => { if (mine === stream) { offline(); setTimeout(listen, 1000); } };
     fetch(url("api/events"), { headers: { Authorization: "tma " + initData() }, cache: "no-store" })
       .then((r) => {
+        if (r.status >= 400 && r.status < 500) { stream++; start(); return; }  // says why
         if (!r.ok || !r.body) { again(); return; }
         $("status").className = "status";
         const reader = r.body.pipeThrough(new TextDecoderStream()).getReader();
