@@ -166,12 +166,16 @@ async def test_a_ten_player_game_live_in_the_browser(store: Store, tmp_path: Pat
             await run(driver.save_screenshot, str(shot))
             if os.environ.get(SCREENSHOT_ENV):
                 keep(shot, Path(os.environ[SCREENSHOT_ENV]))
-            # ...and the game goes on, press after press.
-            for _ in range(40):
+            # ...and the game goes on, press after press, to its end.
+            for _ in range(400):
                 latency = await timed_press(bot, driver, group, users, strategy)
                 if latency is None:
                     break
                 latencies.append(latency)
+            await wait_for(driver, "return document.body.dataset.status === 'over'")
+            seats = await run(text, driver, "#seats")
+            assert seats.count(EN._("Hitler")) == 1, "the roles are shown at the end"
+            assert "win" in await run(text, driver, "#end")
             weight = await run(driver.execute_script, WEIGHT)
             assert await run(page_errors, driver) == []
         p50 = statistics.median(latencies)
