@@ -21,7 +21,16 @@ from shbot.webapp import views
 from shbot.webapp.auth import MAX_AGE, init_data
 from tests.botplay import Bot, RandomPlay, Turn, next_turn, open_game, play, rewrite_game
 from tests.harness import FakeUser, make_user, make_users
-from tests.webapp_bot import PUBLIC_URL, base_url, get_state, signed, state, text_of, webapp_bot
+from tests.webapp_bot import (
+    PUBLIC_URL,
+    base_url,
+    get_state,
+    signed,
+    state,
+    text_of,
+    webapp,
+    webapp_bot,
+)
 
 EN = translator("en")
 
@@ -314,3 +323,26 @@ async def test_a_change_another_process_committed_reaches_the_stream(
         shown = await stream.next(timeout=3.0)
         assert shown["board"] != first["board"], "the tracker drawn anew"
         assert shown["board"] == (await state(wbot, users[1], group.id))["board"]
+
+
+async def test_the_hub_forgets_a_chat_nobody_watches(wbot: Bot) -> None:
+    users = make_users(5)
+    group = await open_game(wbot, users)
+    headers = {"Authorization": f"tma {signed(wbot, users[0])}"}
+    hub = webapp(wbot).hub
+    async with (
+        httpx.AsyncClient(timeout=30) as client,
+        client.stream(
+            "GET", f"{base_url(wbot)}/api/events", params={"chat": str(group.id)}, headers=headers
+        ) as response,
+    ):
+        await Stream(response).next()
+        assert group.id in hub._watchers
+    table = await wbot.table(group)
+    assert table is not None
+    for _ in range(100):  # the server sees the client gone at its next write or wake-up
+        if group.id not in hub._watchers:
+            break
+        hub.changed(group.id, table)
+        await asyncio.sleep(0.05)
+    assert group.id not in hub._watchers and group.id not in hub.tables

@@ -82,6 +82,7 @@ class Hub:
         self._watchers.pop(chat_id, None)
         self.tables.pop(chat_id, None)
         self.versions.pop(chat_id, None)
+        self._events.pop(chat_id, None)
 
     async def wait(self, chat_id: int, seen: int, timeout: float, stop: asyncio.Event) -> bool:
         """Until the chat changes after version ``seen`` (True), ``timeout`` or ``stop``."""
