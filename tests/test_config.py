@@ -131,6 +131,12 @@ BAD: list[tuple[str, str, str]] = [
     ("SHBOT_WEBHOOK_PORT", "²", "port number"),
     ("SHBOT_WEBHOOK_SECRET", "has spaces in it", "1 to 256 characters"),
     ("SHBOT_WEBHOOK_SECRET", "x" * 257, "1 to 256 characters"),
+    ("SHBOT_WEBAPP_URL", "table.example.org", "http(s) URL"),
+    ("SHBOT_WEBAPP_URL", "http://table.example.org/", "https:// for Telegram"),
+    ("SHBOT_WEBAPP_URL", "https://table.example.org/?x=1", "no ?query"),
+    ("SHBOT_WEBAPP_LISTEN", "0.0.0.0:8080", "IP address or a host name"),
+    ("SHBOT_WEBAPP_PORT", "0", "port number"),
+    ("SHBOT_WEBAPP_PORT", "http", "port number"),
     ("SHBOT_LOCALES", "/no/such/locales", "directory of catalogs"),
     ("SHBOT_TIMERS", "forever", "must be one of"),
 ]
@@ -171,6 +177,31 @@ def test_self_hosted_api_may_take_plain_http_webhooks_on_any_port() -> None:
         assert load_config(env(SHBOT_WEBHOOK_URL=f"https://x.org:{port}/h")).webhook_port == 8443
 
 
+def test_webapp_values_are_read() -> None:
+    config = load_config(
+        env(
+            SHBOT_WEBAPP_URL="https://games.example.org/table/",
+            SHBOT_WEBAPP_LISTEN="127.0.0.1",
+            SHBOT_WEBAPP_PORT="9090",
+        )
+    )
+    assert config.webapp_url == "https://games.example.org/table/"
+    assert config.webapp_path == "/table"
+    assert (config.webapp_listen, config.webapp_port) == ("127.0.0.1", 9090)
+    assert load_config(env()).webapp_url is None
+
+
+def test_webapp_port_must_not_be_the_webhook_port() -> None:
+    message = error_for(
+        env(
+            SHBOT_WEBHOOK_URL="https://x.org/hook",
+            SHBOT_WEBHOOK_PORT="8080",
+            SHBOT_WEBAPP_URL="https://x.org/table",
+        )
+    )
+    assert message.startswith("SHBOT_WEBAPP_PORT must differ")
+
+
 def test_readme_table_lists_every_variable_with_its_default() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     section = readme.split("## Configuration", 1)[1].split("\n## ", 1)[0]
@@ -187,6 +218,7 @@ def test_readme_table_lists_every_variable_with_its_default() -> None:
         ("SHBOT_WEBHOOK_ULR", "SHBOT_WEBHOOK_URL"),
         ("SHBOT_WEBHOOKPORT", "SHBOT_WEBHOOK_PORT"),
         ("SHBOT_TIMER", "SHBOT_TIMERS"),
+        ("SHBOT_WEBAP_URL", "SHBOT_WEBAPP_URL"),
         ("SHBOT_BOT_TOKEN", "BOT_TOKEN"),
         ("shbot_db", "SHBOT_DB"),
     ],

@@ -164,6 +164,8 @@ def test_wheel_contents(installed: Installed) -> None:
     for lang in LANGUAGE_NAMES:
         assert f"shbot/locales/{lang}/LC_MESSAGES/shbot.mo" in names
     assert "shbot/py.typed" in names
+    for page in ("index.html", "app.js", "app.css"):  # the Mini App, served as it is
+        assert f"shbot/webapp/static/{page}" in names
     dist_info = f"shbot-{__version__}.dist-info"
     assert f"{dist_info}/licenses/LICENSE" in names
     assert not [n for n in names if n.startswith("tests/") or "/tests/" in n]

@@ -182,9 +182,15 @@ def build_application(
             except Exception:  # menus are cosmetic: never block the start on them
                 log.warning("could not set the command menus", exc_info=True)
         await recover(app)
+        webapp = app.bot_data.get("webapp")
+        if webapp is not None:  # the Mini App (shbot/webapp), when SHBOT_WEBAPP_URL is set
+            await webapp.start(config.webapp_listen, config.webapp_port)
 
     async def post_shutdown(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         s: Services = app.bot_data["svc"]
+        webapp = app.bot_data.get("webapp")
+        if webapp is not None:
+            await webapp.stop()
         try:
             await s.outbox.join(timeout=5)
         except TimeoutError:
@@ -207,6 +213,12 @@ def build_application(
 
     services.commit.after = after
     app.bot_data["svc"] = services
+    if config.webapp_url:
+        from shbot.webapp.server import WebApp  # Tornado's server only when it is on
+
+        webapp = WebApp(services, config.webapp_path)
+        services.commit.watch = webapp.hub.changed
+        app.bot_data["webapp"] = webapp
     register(app)
     return app
 

@@ -35,6 +35,8 @@ class Commit:
         self._locks: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
         #: Called after every committed outcome (outside the lock): timers, released players.
         self.after: Callable[[int, Outcome], Awaitable[None]] | None = None
+        #: Told each newly committed table at once, in the lock (the Mini App's live view).
+        self.watch: Callable[[int, Table], None] | None = None
 
     def lock(self, chat_id: int) -> asyncio.Lock:
         lock = self._locks.get(chat_id)
@@ -82,6 +84,8 @@ class Commit:
                     fresh = True
                     continue
                 self.outbox.committed(chat_id, saved, after_seq=seq, table=table)
+                if self.watch is not None:
+                    self.watch(chat_id, table)
                 break
             else:
                 raise VersionConflict(f"chat {chat_id}: too many concurrent changes")
@@ -107,6 +111,8 @@ class Commit:
                 await self._close(chat_id, record)  # the previous game's last words can wait
             saved = await self.store.create_game(chat_id, LOBBY, table.to_dict())
             self.outbox.committed(chat_id, saved)
+            if self.watch is not None:
+                self.watch(chat_id, table)
 
     async def bookkeep(self, chat_id: int, gid: str, change: Callable[[Table], Any]) -> bool:
         """Record delivery facts (message ids, call times); False if the game is gone."""

@@ -42,6 +42,9 @@ VARIABLES: dict[str, str] = {
     "SHBOT_WEBHOOK_LISTEN": "0.0.0.0",
     "SHBOT_WEBHOOK_PORT": "8443",
     "SHBOT_WEBHOOK_SECRET": "(derived from the token)",
+    "SHBOT_WEBAPP_URL": "(unset)",
+    "SHBOT_WEBAPP_LISTEN": "0.0.0.0",
+    "SHBOT_WEBAPP_PORT": "8080",
     "SHBOT_LOCALES": "(the bundled locales/)",
     "SHBOT_TIMERS": "normal",
 }
@@ -61,6 +64,9 @@ MEANINGS: dict[str, str] = {
     "SHBOT_WEBHOOK_LISTEN": "address the webhook listener binds",
     "SHBOT_WEBHOOK_PORT": "port of the webhook listener (plain HTTP)",
     "SHBOT_WEBHOOK_SECRET": "Telegram's secret token, checked on every webhook request",
+    "SHBOT_WEBAPP_URL": "public HTTPS URL of the Mini App (the table in one screen); unset: off",
+    "SHBOT_WEBAPP_LISTEN": "address the Mini App's server binds",
+    "SHBOT_WEBAPP_PORT": "port of the Mini App's server (plain HTTP, behind your TLS proxy)",
     "SHBOT_LOCALES": "directory of the gettext catalogs",
     "SHBOT_TIMERS": "timers of a group that has not chosen: off, short, normal or long",
 }
@@ -100,6 +106,9 @@ class Config:
     webhook_listen: str = "0.0.0.0"
     webhook_port: int = 8443
     webhook_secret: str = ""  # load_config derives one from the token when unset
+    webapp_url: str | None = None  # set: the bot serves the Mini App (shbot/webapp)
+    webapp_listen: str = "0.0.0.0"
+    webapp_port: int = 8080  # 0: any free port (tests)
     extra: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -115,6 +124,12 @@ class Config:
     def webhook_path(self) -> str:
         """The local path updates arrive on: the public URL's path (a proxy keeps it)."""
         return urlsplit(self.webhook_url or "").path or "/"
+
+    @property
+    def webapp_path(self) -> str:
+        """The local path the Mini App is served under (the public URL's, without a final
+        slash: a proxy forwards that path)."""
+        return urlsplit(self.webapp_url or "").path.rstrip("/")
 
     @property
     def secrets(self) -> tuple[str, ...]:
@@ -239,25 +254,49 @@ def _webhook_url(env: Mapping[str, str], api_url: str) -> str | None:
     return url
 
 
-def _listen(env: Mapping[str, str]) -> str:
-    host = _get(env, "SHBOT_WEBHOOK_LISTEN") or "0.0.0.0"
+def _webapp_url(env: Mapping[str, str], api_url: str) -> str | None:
+    """Telegram opens Mini Apps over HTTPS only (a self-hosted Bot API is trusted to know)."""
+    raw = _get(env, "SHBOT_WEBAPP_URL")
+    if raw is None:
+        return None
+    url = _http_url("SHBOT_WEBAPP_URL", raw)
+    parts = urlsplit(url)
+    if parts.fragment or parts.query:
+        raise ConfigError(f"SHBOT_WEBAPP_URL must have no ?query or #fragment, got {raw!r}")
+    if api_url.rstrip("/") == TELEGRAM_API and parts.scheme != "https":
+        raise ConfigError(f"SHBOT_WEBAPP_URL must be https:// for Telegram, got {raw!r}")
+    return url
+
+
+def _listen(env: Mapping[str, str], name: str = "SHBOT_WEBHOOK_LISTEN") -> str:
+    host = _get(env, name) or "0.0.0.0"
     try:
         ipaddress.ip_address(host)
     except ValueError:
         if not HOSTNAME_RE.match(host):
             raise ConfigError(
-                f"SHBOT_WEBHOOK_LISTEN must be an IP address or a host name, got {host!r}"
+                f"{name} must be an IP address or a host name, got {host!r}"
             ) from None
     return host
 
 
-def _port(env: Mapping[str, str]) -> int:
-    raw = _get(env, "SHBOT_WEBHOOK_PORT")
+def _port(env: Mapping[str, str], name: str = "SHBOT_WEBHOOK_PORT", default: int = 8443) -> int:
+    raw = _get(env, name)
     if raw is None:
-        return 8443
+        return default
     if not re.fullmatch(r"[0-9]{1,5}", raw) or not 1 <= int(raw) <= 65535:
-        raise ConfigError(f"SHBOT_WEBHOOK_PORT must be a port number (1-65535), got {raw!r}")
+        raise ConfigError(f"{name} must be a port number (1-65535), got {raw!r}")
     return int(raw)
+
+
+def _webapp_port(env: Mapping[str, str], both: bool, webhook_port: int) -> int:
+    port = _port(env, "SHBOT_WEBAPP_PORT", 8080)
+    if both and port == webhook_port:
+        raise ConfigError(
+            f"SHBOT_WEBAPP_PORT must differ from SHBOT_WEBHOOK_PORT (both {port}): the Mini "
+            "App has its own listener"
+        )
+    return port
 
 
 def _secret(env: Mapping[str, str], token: str) -> str:
@@ -307,6 +346,9 @@ def load_config(env: Mapping[str, str] | None = None) -> Config:
     api_url = _http_url("SHBOT_API_URL", _get(env, "SHBOT_API_URL") or TELEGRAM_API)
     _locales(env)
     redis_url = _redis_url(env)
+    webhook_url = _webhook_url(env, api_url)
+    webhook_port = _port(env)
+    webapp_url = _webapp_url(env, api_url)
     return Config(
         token=token,
         api_url=api_url,
@@ -318,10 +360,13 @@ def load_config(env: Mapping[str, str] | None = None) -> Config:
         lobby_minutes=_number(env, "SHBOT_LOBBY_MINUTES", 60.0),
         log_level=_log_level(env),
         timers=_timers(env),
-        webhook_url=_webhook_url(env, api_url),
+        webhook_url=webhook_url,
         webhook_listen=_listen(env),
-        webhook_port=_port(env),
+        webhook_port=webhook_port,
         webhook_secret=_secret(env, token),
+        webapp_url=webapp_url,
+        webapp_listen=_listen(env, "SHBOT_WEBAPP_LISTEN"),
+        webapp_port=_webapp_port(env, bool(webhook_url and webapp_url), webhook_port),
     )
 
 

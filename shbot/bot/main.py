@@ -34,6 +34,7 @@ from telegram.error import Conflict, InvalidToken, NetworkError, RetryAfter, Tel
 
 from shbot.i18n import CatalogError, check_catalogs
 from shbot.storage import Store, StoreError, open_store
+from shbot.webapp import ListenError
 
 from . import logs, start_guards
 from .app import build_application
@@ -68,6 +69,9 @@ def run_from_env() -> int:
     handler.addFilter(OneLineTelegramErrors())
     try:
         _run(config)
+    except ListenError as exc:  # the Mini App's listener (SHBOT_WEBAPP_*)
+        print(f"shbot: {exc}", file=sys.stderr)
+        return EXIT_SETUP
     except StartupError as exc:
         print(f"shbot: {redact(str(exc), config)}", file=sys.stderr)
         return EXIT_SETUP
@@ -98,6 +102,13 @@ def _run(config: Config) -> None:
     # keep Redis connections bound to that closed loop ("Event loop is closed" at start).
     store = open_configured_store(config)
     app = build_application(config, store)
+    if config.webapp_url:
+        log.info(
+            "Mini App at %s (listening on %s:%d)",
+            config.webapp_url,
+            config.webapp_listen,
+            config.webapp_port,
+        )
     if config.webhook_url:
         busy = start_guards.port_problem(config.webhook_listen, config.webhook_port)
         if busy is not None:

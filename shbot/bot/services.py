@@ -134,7 +134,9 @@ class Services:
         async def user_t(user_id: int) -> Translator:
             return translator(await self.user_lang(user_id, langs.get(user_id)))
 
-        return SlotRenderer(await self.t_group(chat_id), user_t, self.bot_username)
+        return SlotRenderer(
+            await self.t_group(chat_id), user_t, self.bot_username, self.config.webapp_url
+        )
 
     # ------------------------------------------------------------------ delivery failures
 

@@ -17,6 +17,7 @@ from telegram import InlineKeyboardMarkup
 from shbot.engine import Phase
 from shbot.i18n import Translator
 from shbot.table import GROUP, PRIVATE_PHASES, Table, claims, prompt_seat
+from shbot.webapp.buttons import table_button, with_table
 
 from . import media
 from . import render as r
@@ -64,6 +65,7 @@ class SlotRenderer:
     group_t: Translator
     user_t: Lookup
     bot_username: str
+    webapp_url: str | None = None  # the Mini App's: a Table button on the board and role
 
     async def render(self, group_id: int, table: Table, slot: str) -> Rendered | None:
         entry = table.owed[slot]
@@ -77,6 +79,9 @@ class SlotRenderer:
         if built is None:
             return None
         text, kb = built
+        if self.webapp_url and fam in ("board", "role"):
+            button = table_button(t, self.webapp_url, self.bot_username, group_id, private=chat > 0)
+            kb = with_table(kb, button)
         if fam == "round" and payload.get("closed"):
             # A closed round is edited again only to add a claim (table.claims).
             keep = claims.kept(table, int(slot.split(":")[1]))

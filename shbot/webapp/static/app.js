@@ -1,0 +1,158 @@
+// The table in one screen. Every word comes from the API (the bot's catalogs); this file
+// only lays out what the API sends. Texts are the bot's Telegram HTML, shown through an
+// allow-list of tags: names and every other text go in as text, never as markup.
+"use strict";
+(function () {
+  const hash = new URLSearchParams(location.hash.slice(1));
+  const query = new URLSearchParams(location.search);
+  const tg = () => (window.Telegram && window.Telegram.WebApp) || null;
+  const initData = () => (tg() && tg().initData) || hash.get("tgWebAppData") || "";
+  const chat = query.get("chat") || "";
+  const $ = (id) => document.getElementById(id);
+  const KEEP = new Set(["B", "I", "U", "S", "CODE", "EM", "STRONG"]);
+  window.shbotLog = [];  // when each view arrived (the browser tests measure with it)
+
+  function guessLang() {
+    try { return JSON.parse(new URLSearchParams(initData()).get("user")).language_code || ""; }
+    catch (e) { return navigator.language || ""; }
+  }
+
+  function rich(parent, html) {
+    const doc = new DOMParser().parseFromString("<body>" + html + "</body>", "text/html");
+    (function copy(src, dst) {
+      for (const node of src.childNodes) {
+        if (node.nodeType === 3) dst.append(node.data);
+        else if (node.nodeType === 1 && KEEP.has(node.tagName)) {
+          const el = document.createElement(node.tagName.toLowerCase());
+          copy(node, el); dst.append(el);
+        } else if (node.nodeType === 1) copy(node, dst);
+      }
+    })(doc.body, parent);
+  }
+
+  function lines(parent, list) {
+    parent.textContent = "";
+    for (const line of list || []) { const p = document.createElement("p"); rich(p, line); parent.append(p); }
+  }
+
+  function blocks(parent, list) {
+    parent.textContent = "";
+    for (const block of list || []) {
+      const div = document.createElement("div"); div.className = "block"; lines(div, block); parent.append(div);
+    }
+  }
+
+  function applyTheme(params) {
+    for (const [key, value] of Object.entries(params || {})) {
+      if (/^#[0-9a-fA-F]{3,8}$/.test(value)) {
+        document.documentElement.style.setProperty("--tg-theme-" + key.replace(/_/g, "-"), value);
+      }
+    }
+  }
+
+  const MARKS = { president: "⭐", chancellor: "◆", candidate: "☆", nominee: "◇" };
+  function seat(s, L) {
+    const li = document.createElement("li");
+    li.className = [s.you ? "you" : "", s.alive === false ? "dead" : "", s.side || ""].join(" ").trim();
+    const n = document.createElement("span"); n.className = "n"; n.textContent = s.n; li.append(n);
+    const name = document.createElement("span"); name.className = "name";
+    name.textContent = (s.bot ? "🤖 " : "") + s.name; name.title = s.name; li.append(name);
+    const marks = [MARKS[s.gov] || "", s.confirmed ? "✅" : "", s.alive === false ? "💀" : "",
+      s.limited ? "⊘" : "", s.voted === true ? "🗳" : s.voted === false ? "⏳" : ""].join("");
+    if (marks) { const m = document.createElement("span"); m.className = "marks"; m.textContent = marks; li.append(m); }
+    if (s.role) { const r = document.createElement("span"); r.className = "role"; r.textContent = s.role; li.append(r); }
+    if (s.you) { const y = document.createElement("span"); y.className = "tag"; y.textContent = L.you; li.append(y); }
+    li.dataset.seat = s.n;
+    return li;
+  }
+
+  function show(v) {
+    const L = v.labels;
+    document.title = L.title; $("title").textContent = L.title;
+    $("h-seats").textContent = L.seats; $("h-now").textContent = L.now; $("h-record").textContent = L.record;
+    $("h-secret").textContent = L.secret; $("secret-note").textContent = L.secret_note;
+    $("legend").textContent = v.status === "lobby" ? "" : L.legend;
+    const note = v.status === "lobby" ? L.lobby : v.status === "cancelled" ? L.cancelled
+      : v.you === null && v.status !== "over" ? L.watching : "";
+    $("note").textContent = note; $("note").hidden = !note;
+    $("board").innerHTML = v.board || "";  // drawn by the server from public numbers only, no text
+    $("board-box").hidden = !v.board;
+    const seats = $("seats"); seats.textContent = "";
+    for (const s of v.seats || []) seats.append(seat(s, L));
+    lines($("now"), v.now); $("now-box").hidden = !(v.now && v.now.length);
+    lines($("end"), v.end); $("end-box").hidden = !v.end;
+    blocks($("secret"), v.secret); $("secret-box").hidden = !v.secret;
+    lines($("claims"), v.claims); $("claims-box").hidden = !(v.claims && v.claims.length);
+    if (v.record && v.record.length) blocks($("record"), v.record);
+    else lines($("record"), v.status === "lobby" ? [] : [L.empty]);
+    $("status").title = L.live;
+    $("error").hidden = true; $("main").hidden = false;
+    document.body.dataset.status = v.status;
+    document.body.dataset.phase = v.phase || "";
+    document.body.dataset.round = v.round || "";
+    window.shbotLog.push({ at: Date.now(), status: v.status, phase: v.phase, round: v.round });
+  }
+
+  function fail(body) {
+    $("error").textContent = body.error; $("error").hidden = false; $("main").hidden = true;
+    document.body.dataset.status = "error";
+  }
+
+  function url(path) {
+    const q = new URLSearchParams({ lang: guessLang() });
+    if (chat) q.set("chat", chat);
+    return path + "?" + q.toString();
+  }
+
+  // The live view: server-sent events read through fetch, so that the signed data goes in
+  // a header (an EventSource could only put it in the URL, where proxies log it).
+  let stream = 0;
+  function listen() {
+    const mine = ++stream;
+    const again = () => { if (mine === stream) { offline(); setTimeout(listen, 1000); } };
+    fetch(url("api/events"), { headers: { Authorization: "tma " + initData() }, cache: "no-store" })
+      .then((r) => {
+        if (r.status >= 400 && r.status < 500) { stream++; start(); return; }  // says why
+        if (!r.ok || !r.body) { again(); return; }
+        $("status").className = "status";
+        const reader = r.body.pipeThrough(new TextDecoderStream()).getReader();
+        let buffer = "";
+        const pump = () => reader.read().then(({ value, done }) => {
+          if (done) { again(); return; }
+          buffer += value;
+          let cut;
+          while ((cut = buffer.indexOf("\n\n")) >= 0) {
+            const event = buffer.slice(0, cut); buffer = buffer.slice(cut + 2);
+            const data = event.split("\n").filter((l) => l.startsWith("data: ")).map((l) => l.slice(6)).join("\n");
+            if (data && mine === stream) show(JSON.parse(data));
+          }
+          return pump();
+        });
+        return pump();
+      })
+      .catch(again);
+  }
+
+  function offline() { $("status").className = "status off"; }
+
+  function start() {
+    fetch(url("api/state"), { headers: { Authorization: "tma " + initData() } })
+      .then((r) => r.json().then((body) => ({ ok: r.ok, body })))
+      .then(({ ok, body }) => {
+        if (!ok) { fail(body); if (body.reason === "expired" || body.reason === "forbidden") return; setTimeout(start, 5000); return; }
+        show(body); listen();
+      })
+      .catch(() => { offline(); setTimeout(start, 2000); });
+  }
+
+  applyTheme((() => { try { return JSON.parse(hash.get("tgWebAppThemeParams") || "{}"); } catch (e) { return {}; } })());
+  window.addEventListener("load", () => {
+    const app = tg();
+    if (app) {
+      applyTheme(app.themeParams);
+      app.onEvent("themeChanged", () => applyTheme(app.themeParams));
+      app.ready(); app.expand();
+    }
+  });
+  start();
+})();
