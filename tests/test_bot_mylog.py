@@ -177,10 +177,28 @@ async def test_the_role_message_has_a_cheat_sheet(bot: Bot, players: int) -> Non
 
 
 async def test_after_the_end_mylog_tells_the_whole_game(bot: Bot) -> None:
+    """After the end, /mylog is first a five-line summary; its button brings the whole game."""
     users = make_users(5)
     played = await play_planned(bot, users, ["F", "L", "x", "F", "F", "F"], targets=["H"], hitler=3)
     game, names = played.game, played.table.names()
-    text = await mylog(bot, played.users[0])
+    user = played.users[0]
+    summary = await mylog(bot, user)
+    lines = summary.split("\n")
+    assert len(lines) == 5, summary
+    assert lines[0].startswith("📜 <b>Your game</b>")
+    assert lines[1] == "🏁 <b>The Liberals win!</b> Hitler was executed."
+    role_word = {LIBERAL: "Liberal", FASCIST: "Fascist", HITLER: "Hitler"}[game.roles[0]]
+    assert lines[2] == f"You were <b>{role_word}</b>: you won.", lines[2]
+    assert lines[3].startswith("Final tracks: 🔵 1/5 · 🔴 4/6")
+    assert lines[4].startswith(f"Hitler: {FSI}<b>{names[3]}</b>{PDI} · Fascists: ")
+    assert "🏁 <b>The whole game</b>" not in summary
+    message = bot.fake.messages(user.id)[-1]
+    assert [b["text"] for b in message.buttons()] == ["📜 The whole game"]
+    before = len(bot.fake.messages(user.id))
+    query = await bot.h.press(user, message, data=message.buttons()[0]["callback_data"])
+    await bot.settle()
+    assert not bot.h.answer(query).show_alert
+    text = "\n".join(m.text for m in bot.fake.messages(user.id)[before:])
     assert "🏁 <b>The whole game</b>" in text
     whole = text.split("🏁 <b>The whole game</b>")[1]
     for seat, role in enumerate(game.roles):

@@ -38,7 +38,14 @@ from .common import (
     power_name,
     role_name,
 )
-from .history import condition_text, game_over_text, history_lines, history_text
+from .history import (
+    condition_text,
+    final_tracks,
+    game_over_text,
+    history_lines,
+    history_text,
+    last_game_text,
+)
 from .lobby import (
     deep_link,
     join_payload,
@@ -129,6 +136,7 @@ __all__ = [
     "done_text",
     "esc",
     "event_line",
+    "final_tracks",
     "fit",
     "game_over_text",
     "glance_line",
@@ -139,6 +147,7 @@ __all__ = [
     "investigation_text",
     "join_payload",
     "language_keyboard",
+    "last_game_text",
     "light_name",
     "lobby_closed_text",
     "lobby_keyboard",
