@@ -34,6 +34,7 @@ from . import jobs, logs, robots, settings
 from .config import Config
 from .handlers import admin as h_admin
 from .handlers import common as h_common
+from .handlers import join_deadline as h_join
 from .handlers import mylog as h_mylog
 from .handlers import practice as h_practice
 from .handlers import rematch as h_rematch
@@ -149,6 +150,7 @@ async def recover(app: Application[Any, Any, Any, Any, Any, Any]) -> int:
         s.outbox.committed(record.chat_id, record)
         s.inherited.update(table.seen[-INHERITED_PRESSES:])
         jobs.arm(app, record.chat_id, table)
+        h_join.arm_lobby(app, record.chat_id, table)
         robots.arm(app, record.chat_id, table)
     log.info("recovered %d active games", count)
     return count
@@ -201,6 +203,7 @@ def build_application(
         if outcome.release:
             await store.release_players(chat_id, outcome.release)
         jobs.arm(app, chat_id, outcome.table)
+        h_join.arm_lobby(app, chat_id, outcome.table)
         await robots.after(app, chat_id, outcome)
         if outcome.ended:
             jobs.disarm(app, chat_id)
