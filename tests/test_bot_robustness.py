@@ -306,7 +306,8 @@ async def test_history_during_and_after_a_game(bot: Bot) -> None:
     played = await play(bot, group, users, RandomPlay(3))
     await h.command(users[2], group, "/history")
     assert h.last(group).text == bot.fake.message(group.id, h.last(group).message_id).text
-    assert h.last(group).plain_text.startswith("🏁 The"), "the last game's summary"
+    assert h.last(group).plain_text.startswith("History of the last game"), "its log"
+    assert "🔁" not in str(h.last(group).buttons()), "not the end card again"
     assert played.game.is_over
     h.assert_no_errors()
 
