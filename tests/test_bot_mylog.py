@@ -225,3 +225,20 @@ def test_a_long_log_is_split_under_telegrams_limit() -> None:
     pages = rm.pages(lines)
     assert len(pages) > 4 and all(len(p) <= 4096 for p in pages)
     assert "\n".join(pages).split("\n") == lines
+
+
+async def test_a_basic_group_gets_a_way_back_by_its_name(bot: Bot) -> None:
+    """Issue 24: a basic group (no -100 id) has no message links; the role message names
+    the group instead, on a button whose alert says where the game is."""
+    users = make_users(5)
+    group = bot.h.group(-4242, "Board game night", creator=users[0], members=users[1:])
+    assert group.type == "group"
+    await open_game(bot, users, group=group)
+    message = next(m for m in bot.fake.messages(users[1].id) if m.text.startswith("🤫"))
+    assert not [b for b in message.buttons() if "url" in b], "no link into a basic group"
+    back = [b for b in message.buttons() if b.get("text") == "↩️ The game: Board game night"]
+    assert len(back) == 1, message.buttons()
+    query = await bot.h.press(users[1], message, data=back[0]["callback_data"])
+    await bot.settle()
+    answer = bot.h.answer(query)
+    assert answer.show_alert and "Board game night" in str(answer.text)

@@ -270,6 +270,7 @@ def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     )
     app.add_handler(CallbackQueryHandler(h_seats.on_seat_press, pattern=game + r"(ba|br|tb)\Z"))
     app.add_handler(CallbackQueryHandler(h_mylog.on_mylog_press, pattern=game + r"k(:all)?\Z"))
+    app.add_handler(CallbackQueryHandler(h_mylog.on_back_press, pattern=game + r"bk\Z"))
     app.add_handler(CallbackQueryHandler(h_rematch.on_rematch_press, pattern=game + r"rm\Z"))
     app.add_handler(CallbackQueryHandler(h.on_lang_press, pattern=r"^@lang:[A-Za-z0-9_-]{1,24}\Z"))
     app.add_handler(

@@ -44,6 +44,8 @@ async def cmd_newgame(update: Update, context: Ctx) -> None:
         await refuse(context, None, message, await s.t_group(chat.id), Refusal("not_person"))
         return
     group_settings = await s.store.get_group(chat.id)
+    if chat.title and group_settings.get("title") != chat.title:  # named in private chats
+        await s.store.update_group(chat.id, {"title": chat.title})
     if not group_settings.get("lang"):  # a group that never chose speaks like its first host
         lang = await s.user_lang(user.id, user.language_code)
         await s.store.update_group(chat.id, {"lang": lang})

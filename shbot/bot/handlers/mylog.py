@@ -16,6 +16,7 @@ from shbot.table import Table
 from .. import callbacks as cb
 from .. import render as r
 from ..render import mylog as rm
+from ..render.rolecard import back_alert
 from .common import Ctx, informational, is_group, reply, svc
 
 log = logging.getLogger(__name__)
@@ -124,3 +125,21 @@ async def on_mylog_press(update: Update, context: Ctx) -> None:
         await query.answer(t._("This button belongs to a game that is over."), show_alert=True)
         return
     await query.answer()
+
+
+async def on_back_press(update: Update, context: Ctx) -> None:
+    """The role message's way back to a basic group: where the game is (no link exists)."""
+    query = update.callback_query
+    if query is None:
+        return
+    press = cb.parse(query.data)
+    t = await svc(context).t_user(query.from_user)
+    found = (
+        await find_game(context, query.from_user.id, press.game_id)
+        if isinstance(press, cb.GamePress)
+        else None
+    )
+    if found is None:
+        await query.answer(t._("This button belongs to a game that is over."), show_alert=True)
+        return
+    await query.answer(back_alert(t, found[0]), show_alert=True)

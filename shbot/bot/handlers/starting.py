@@ -28,6 +28,7 @@ async def start_options(context: Ctx, chat_id: int) -> dict[str, object]:
         "rebalanced": bool(group.get("rebalanced")),
         "timer": preset_seconds(group.get("timers"), s.config.timers),
         "board": board.chosen(group.get("board")),
+        "title": str(group.get("title") or ""),  # the way back from private chats
     }
 
 
