@@ -98,6 +98,38 @@ async def bound_elsewhere(context: Ctx, user_id: int, chat_id: int) -> bool:
     return False
 
 
+async def member_of(
+    context: Ctx,
+    chat_id: int,
+    user: TgUser,
+    message: Message | None,
+    query: CallbackQuery | None,
+    via_private: bool,
+) -> bool:
+    """Only members of the group join its game (by button, /join or a join link); anyone
+    else is told why, in private (an alert to a press, a reply in the private chat). A
+    /join written in the group proves membership without asking Telegram."""
+    s = svc(context)
+    if query is None and not via_private:
+        s.note_member(chat_id, user.id)
+        return True
+    table = await current_table(context, chat_id)
+    if table is None or table.game is not None or table.ending or table.player(user.id):
+        return True  # nothing to join (or seated already): the join's own answer says so
+    if await s.is_member(chat_id, user.id):
+        return True
+    t = await s.t_user(user)
+    text = t._(
+        "Only members of the group can join its game. Join the group first, then press Join "
+        "in its lobby."
+    )
+    if query is not None:
+        await query.answer(text, show_alert=True)
+    else:
+        await reply(context, message, text)
+    return False
+
+
 async def join_lobby(
     context: Ctx,
     chat_id: int,
@@ -112,6 +144,8 @@ async def join_lobby(
     s = svc(context)
     if not is_person(user, message if query is None else None):
         await refuse(context, query, message, t, Refusal("not_person"))
+        return
+    if not await member_of(context, chat_id, user, message, query, via_private):
         return
     if await bound_elsewhere(context, user.id, chat_id):
         await answer(context, query, message, t._("You are already playing in another group."))
