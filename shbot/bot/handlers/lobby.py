@@ -150,8 +150,7 @@ async def join_lobby(
     if await bound_elsewhere(context, user.id, chat_id):
         await answer(context, query, message, t._("You are already playing in another group."))
         return
-    settings = await s.store.get_user(user.id)
-    ready = via_private or bool(settings.get("dm"))
+    ready = via_private or bool((await s.store.get_user(user.id)).get("dm"))
     player = player_from(user, ready)
     if await s.store.claim_player(user.id, chat_id) is not None:
         await answer(context, query, message, t._("You are already playing in another group."))
