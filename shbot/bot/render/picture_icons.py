@@ -39,10 +39,9 @@ def fasces(d: ImageDraw.ImageDraw, box: Box) -> None:
         d.rounded_rectangle((cx + 7 * k - 3, cy - 30, cx + 7 * k + 3, cy + 32), 3, fill=WHITE)
     for y in (cy - 18, cy + 2, cy + 22):  # the straps
         d.rectangle((cx - 18, y - 3, cx + 18, y + 3), fill=BLACK)
-    d.line((cx, cy - 34, cx, cy - 24), fill=BLACK, width=4)
-    d.polygon(
-        [(cx - 18, cy - 34), (cx - 38, cy - 40), (cx - 38, cy - 12), (cx - 18, cy - 18)], fill=BLACK
-    )  # the axe's blade
+    # the axe's blade: a half-disc on the bundle's side (not a pennant: that is the flag)
+    d.pieslice((cx + 4, cy - 40, cx + 36, cy - 8), -90, 90, fill=BLACK)
+    d.rectangle((cx + 16, cy - 26, cx + 22, cy - 22), fill=WHITE)
 
 
 def skull(d: ImageDraw.ImageDraw, box: Box, ink: int, bone: int) -> None:
