@@ -200,7 +200,7 @@ def round_text(t: Translator, table: Table) -> str:
         line = event_line(t, kind, data, names)
         if line:
             lines.append(line)
-        if kind == Kind.EXECUTED.value and not hitler_executed(table):
+        if kind == Kind.EXECUTED.value and not hitler_executed(table, data["target"]):
             lines.append(
                 t._(
                     "{player} was not Hitler: the game goes on.", player=name(names, data["target"])
@@ -213,12 +213,14 @@ def round_text(t: Translator, table: Table) -> str:
     return fit("\n".join(lines))
 
 
-def hitler_executed(table: Table) -> bool:
-    """Whether this round's execution ended the game by killing Hitler (public: the game
-    ends at once, R12); otherwise the executed player was not Hitler. A round has at most
-    one execution, and the round log holds only the current round."""
+def hitler_executed(table: Table, target: int) -> bool:
+    """Whether executing ``target`` ended the game by killing Hitler (public: the game ends
+    at once, R12, so it is the game's last execution); otherwise they were not Hitler."""
     game = table.game
-    return game is not None and game.is_over and game.condition is Condition.HITLER_EXECUTED
+    if game is None or not game.is_over or game.condition is not Condition.HITLER_EXECUTED:
+        return False
+    executions = [entry[2] for entry in game.history if entry[0] == "x"]
+    return bool(executions) and executions[-1] == target
 
 
 def glance_line(t: Translator, table: Table) -> str:
