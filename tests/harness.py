@@ -341,9 +341,11 @@ class Harness:
         *,
         text: str | None = None,
         data: str | None = None,
+        member: bool = True,
     ) -> str:
         """``user`` presses the button (by text or callback_data) of a message; returns the
-        callback query id (see ``answer``)."""
+        callback query id (see ``answer``). ``member=False``: a visitor of a public group,
+        who sees its buttons without being a member."""
         current = self.fake.message(message.chat_id, message.message_id)
         if current.deleted:
             raise LookupError(f"message {message.message_id} was deleted; nothing to press")
@@ -351,15 +353,17 @@ class Harness:
         if "callback_data" not in button:
             raise ValueError(f"button {button} sends no callback query")
         return await self.press_raw(
-            user, current.chat_id, current.message_id, button["callback_data"]
+            user, current.chat_id, current.message_id, button["callback_data"], member=member
         )
 
-    async def press_raw(self, user: FakeUser, chat_id: int, message_id: int, data: str) -> str:
+    async def press_raw(
+        self, user: FakeUser, chat_id: int, message_id: int, data: str, *, member: bool = True
+    ) -> str:
         """A callback query with arbitrary (possibly forged or stale) data."""
         query_id = f"{user.id}{next(self._query_ids):08d}"
         self.fake.add_user(user.to_dict())
         chat = self._chat(chat_id)
-        if chat.type != "private":
+        if chat.type != "private" and member:
             chat.members.add(user.id)
         try:
             stored = self.fake.message(chat_id, message_id)

@@ -180,7 +180,27 @@ async def test_claims_in_a_whole_game(bot: Bot) -> None:
     assert f"claimed 🔴🔵 — received {rc.icons(truth['1:received'])}" in over.text
     assert f"made no claim — drew {rc.icons(truth['2:drawn'])}" in over.text
     assert f"claimed 🔵🔵🔵 — saw {rc.icons(truth['5:peeked'])}" in over.text
+    # Each lie is marked ❗ (issue 24), a true claim or no claim is not.
+    assert over.text.count("❗ ") == sum(
+        1 for k in truth if (c := claims.claim_of(table, k)) is not None and rc.lied(c, truth[k])
+    )
+    assert "❗ R5 · " in over.text  # LLL peeked: the pile's top held a Fascist (R6 drew FFL)
+    assert not any(
+        line.startswith("❗") and "made no claim" in line for line in over.text.split("\n")
+    ), "no claim is no lie"
     await check_game(bot, played)
+    # The final tracks and what was left in the draw pile.
+    game = played.game
+    assert f"Final tracks: 🔵 {game.liberal}/5 · 🔴 {game.fascist}/6" in over.text
+    left = "".join(rc.icons(p) for p in reversed(game.draw))
+    assert f"Left in the draw pile ({len(game.draw)}): {left or '—'}" in over.text
+    # /history after the game: the log, not the end card again.
+    await bot.h.command(users[0], group, "/history")
+    await bot.settle()
+    history = bot.h.last(group).text
+    assert history.startswith("<b>History of the last game</b>")
+    assert "Rematch" not in str(bot.h.last(group).buttons()) and "<b>Roles</b>" not in history
+    assert "Thanks for playing" not in history and "R1: " in history and "❗" in history
 
 
 # ------------------------------------------------------------------ refusals change nothing
@@ -295,6 +315,11 @@ async def test_random_claims_keep_secrets(bot: Bot) -> None:
     said = [claims.claim_of(table, k) for k in parties]
     assert any(c is not None and c.party for c in said), "no investigation was claimed"
     assert over.text.count(" claimed ") + over.text.count(" made no claim ") == len(made)
+    # What an investigator saw names whom they investigated (issue 24).
+    names = table.names()
+    for k, _, target in claims.sights(table):
+        if k in parties and target is not None:
+            assert f"saw that {rc.name(names, target)} is " in over.text, over.text
     # No claim prompt keeps live buttons after the end.
     for user in users:
         for message in bot.fake.messages(user.id):

@@ -373,8 +373,9 @@ async def test_forged_start_payloads_join_nobody(bot: Bot) -> None:
         assert len(texts) == 1, f"{payload[:40]!r}: {texts}"
         assert await bot.store.player_chat(stranger.id) is None, f"{payload[:40]!r} joined"
     assert await frozen(bot, lobby_group, running) == before
-    # The genuine link still joins.
+    # The genuine link still joins a member of the group.
     stranger = make_user("Welcome")
+    lobby_group.members.add(stranger.id)
     await bot.h.command(stranger, stranger, f"/start j{lid}_{lobby_table.gid}")
     assert await bot.store.player_chat(stranger.id) == lobby_group.id
     bot.h.assert_no_errors()

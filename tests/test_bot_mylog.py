@@ -177,10 +177,28 @@ async def test_the_role_message_has_a_cheat_sheet(bot: Bot, players: int) -> Non
 
 
 async def test_after_the_end_mylog_tells_the_whole_game(bot: Bot) -> None:
+    """After the end, /mylog is first a five-line summary; its button brings the whole game."""
     users = make_users(5)
     played = await play_planned(bot, users, ["F", "L", "x", "F", "F", "F"], targets=["H"], hitler=3)
     game, names = played.game, played.table.names()
-    text = await mylog(bot, played.users[0])
+    user = played.users[0]
+    summary = await mylog(bot, user)
+    lines = summary.split("\n")
+    assert len(lines) == 5, summary
+    assert lines[0].startswith("📜 <b>Your game</b>")
+    assert lines[1] == "🏁 <b>The Liberals win!</b> Hitler was executed."
+    role_word = {LIBERAL: "Liberal", FASCIST: "Fascist", HITLER: "Hitler"}[game.roles[0]]
+    assert lines[2] == f"You were <b>{role_word}</b>: you won.", lines[2]
+    assert lines[3].startswith("Final tracks: 🔵 1/5 · 🔴 4/6")
+    assert lines[4].startswith(f"Hitler: {FSI}<b>{names[3]}</b>{PDI} · Fascists: ")
+    assert "🏁 <b>The whole game</b>" not in summary
+    message = bot.fake.messages(user.id)[-1]
+    assert [b["text"] for b in message.buttons()] == ["📜 The whole game"]
+    before = len(bot.fake.messages(user.id))
+    query = await bot.h.press(user, message, data=message.buttons()[0]["callback_data"])
+    await bot.settle()
+    assert not bot.h.answer(query).show_alert
+    text = "\n".join(m.text for m in bot.fake.messages(user.id)[before:])
     assert "🏁 <b>The whole game</b>" in text
     whole = text.split("🏁 <b>The whole game</b>")[1]
     for seat, role in enumerate(game.roles):
@@ -208,3 +226,20 @@ def test_a_long_log_is_split_under_telegrams_limit() -> None:
     pages = rm.pages(lines)
     assert len(pages) > 4 and all(len(p) <= 4096 for p in pages)
     assert "\n".join(pages).split("\n") == lines
+
+
+async def test_a_basic_group_gets_a_way_back_by_its_name(bot: Bot) -> None:
+    """Issue 24: a basic group (no -100 id) has no message links; the role message names
+    the group instead, on a button whose alert says where the game is."""
+    users = make_users(5)
+    group = bot.h.group(-4242, "Board game night", creator=users[0], members=users[1:])
+    assert group.type == "group"
+    await open_game(bot, users, group=group)
+    message = next(m for m in bot.fake.messages(users[1].id) if m.text.startswith("🤫"))
+    assert not [b for b in message.buttons() if "url" in b], "no link into a basic group"
+    back = [b for b in message.buttons() if b.get("text") == "↩️ The game: Board game night"]
+    assert len(back) == 1, message.buttons()
+    query = await bot.h.press(users[1], message, data=back[0]["callback_data"])
+    await bot.settle()
+    answer = bot.h.answer(query)
+    assert answer.show_alert and "Board game night" in str(answer.text)

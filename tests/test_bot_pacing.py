@@ -194,7 +194,8 @@ async def test_a_crash_with_full_windows_and_messages_owed_earns_no_429(tmp_path
     loop = asyncio.get_running_loop()
     fake = bot.fake
     try:
-        tables = [make_users(7), make_users(8), make_users(10)]
+        # not ten: a full table of ten starts by itself (issue 24), before this test's Starts
+        tables = [make_users(7), make_users(8), make_users(9)]
         groups = list(
             await asyncio.gather(
                 *(busy_lobby(bot, users, random.Random(i)) for i, users in enumerate(tables))

@@ -37,10 +37,10 @@ def assert_board_shows(bot: Bot, group_id: int, table: Table, t: Translator = EN
     assert table.game is not None
     board = bot.fake.message(group_id, table.shown["board"])
     assert board.photo is not None and board.image is not None
-    assert board.image == picture.render(picture.facts(table.game.public_view()))
+    assert board.image == picture.render(picture.facts(table.game.public_view(), table.names()))
     assert board.text == media.board_caption(t, table)
     image = Image.open(io.BytesIO(board.image))
-    assert (image.format, image.size, image.mode) == ("PNG", (800, 460), "P")
+    assert (image.format, image.size, image.mode) == ("PNG", (800, 560), "P")
     assert board.photo[-1]["file_size"] == len(board.image) < 100 * 1024
 
 
@@ -61,9 +61,11 @@ async def test_picture_game_ends_with_the_final_board(bot: Bot) -> None:
     assert_board_shows(bot, group, table)
     board = bot.fake.message(group, table.shown["board"])
     assert board.buttons() == []
-    assert "Liberal policies: 🔵⬜⬜⬜⬜ 1/5" in board.plain_text
-    assert "Fascist policies: 🔴🔴🔴🔴🔴🏁 5/6" in board.plain_text
-    assert "⭐" not in board.plain_text, "nobody governs after the end"
+    # the final picture: roles by colour (its caption says which), no government, no marks
+    final = picture.facts(table.game.public_view(), table.names())
+    assert (final.liberal, final.fascist, final.president, final.term_limited) == (1, 5, -1, ())
+    assert final.roles == tuple(table.game.roles)
+    assert "⚫ Hitler" in board.plain_text and "⭐" not in board.plain_text
     # The same image is never uploaded twice in a row: an unchanged board costs no call.
     images = board.images
     assert len(images) == len(edits) + 1

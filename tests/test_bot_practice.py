@@ -75,3 +75,22 @@ async def test_practice_refusals(store: Store) -> None:
         await bot.settle()
         assert "/practice" in bot.h.last(users[1]).text
         bot.h.assert_no_errors()
+
+
+async def test_practice_explains_first_and_never_sends_you_to_a_group(store: Store) -> None:
+    """Issue 24: the explanation is the first message of a practice game, and the role
+    message says the game is played here, not "play in the group"."""
+    async with running_bot(store) as bot:
+        slow_computers(bot)
+        (user,) = make_users(1)
+        await bot.h.command(user, user, "/start")
+        before = len(bot.fake.messages(user.id))
+        await bot.h.command(user, user, "/practice 5")
+        await bot.settle()
+        texts = [m.text for m in bot.fake.messages(user.id)[before:]]
+        assert texts[0] == rs.practice_intro_text(EN, 4), texts[:2]
+        for text in texts:
+            assert "in the group" not in text.lower(), text
+        role = next(t for t in texts if "Your secret role" in t)
+        assert "The whole game is played here" in role
+        bot.h.assert_no_errors()

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -80,6 +81,9 @@ class Recorded:
     hands: list[tuple[int, list[int]]]  # (round, deck positions top-first) before a reshuffle
 
 
+_MOMENT = re.compile(r'<tg-time unix=\\"\d+\\" format=\\"T\\">[^<]*</tg-time>')
+
+
 def transcript(fake: FakeBotAPI, played: Played) -> list[str]:
     """The group's calls up to the game-over message, with the random game id masked and
     the user ids of mentions ("tg://user?id=...") replaced by their seats."""
@@ -96,6 +100,7 @@ def transcript(fake: FakeBotAPI, played: Played) -> list[str]:
         text = json.dumps(params, sort_keys=True).replace(played.table.gid, "<gid>")
         for seat, user in enumerate(played.users):
             text = text.replace(f'tg://user?id={user.id}\\"', f'tg://user?id=<seat {seat}>\\"')
+        text = _MOMENT.sub("<time>", text)  # the lobby's join deadline: when it opened
         out.append(f"{call.method} {text}")
     return out
 

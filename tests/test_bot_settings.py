@@ -102,7 +102,7 @@ async def test_language_seats_variant_and_timers_take_effect(store: Store) -> No
         await bot.h.press(admin, menu, data=settings_button(menu, "lja"))
         await bot.settle()
         board = bot.fake.message(group.id, table.shown["board"])
-        assert "リベラル" in board.text, board.text
+        assert "ボード" in board.text and "大統領" in board.text, board.text
 
 
 async def test_stats_count_complete_games(store: Store) -> None:

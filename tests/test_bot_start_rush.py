@@ -2,7 +2,7 @@
 
 The bot runs with PTB's rate limiter and the outbox's pacer on, on a virtual clock
 (looptime), over the fake Bot API. Three lobbies are filled (English, 5 players; Japanese, 7;
-French, 10 with names that break unescaped HTML), then the three hosts press Start at the
+French, 9 with names that break unescaped HTML), then the three hosts press Start at the
 same instant while other people press Start and Join again during the start, as impatient
 players do. What players must feel:
 
@@ -65,10 +65,11 @@ THINK = (0.5, 3.0)
 
 
 def french_players() -> list[FakeUser]:
-    """Ten French-speaking players, six of them with names hostile to HTML, bidi or UTF-16
-    (the host among them: the group speaks like its first host)."""
+    """Nine French-speaking players, six of them with names hostile to HTML, bidi or UTF-16
+    (the host among them: the group speaks like its first host). Not ten: a full table of
+    ten starts by itself (issue 24), and this test presses Start."""
     hostile = [html_user(), *awkward_users(), html_user()]
-    return [replace(u, language_code="fr") for u in hostile] + make_users(4, "fr")
+    return [replace(u, language_code="fr") for u in hostile] + make_users(3, "fr")
 
 
 async def fill_lobby(bot: Bot, users: list[FakeUser], rng: random.Random) -> FakeChat:

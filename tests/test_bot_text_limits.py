@@ -314,6 +314,7 @@ def worst_values(t: Translator) -> dict[str, str]:
         "name": "W" * (MAX_NAME + 2),
         "president": "W" * (MAX_NAME + 2),
         "chancellor": "W" * (MAX_NAME + 2),
+        "group": "W" * 16,  # a basic group's title, as the role message's button cuts it
     }
 
 

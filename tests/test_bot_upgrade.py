@@ -50,7 +50,7 @@ FIXTURE = Path(__file__).parent / "data" / "upgrade_ccc40d7"
 #: Buttons that act on a game: none may be left on any message once the games are over.
 #: (The current end card's Rematch and the role message's "What I know" are meant to
 #: outlive their game; the old bot wrote neither.)
-LIVE_OPS = cb.GAME_OPS - {cb.REMATCH, cb.MYLOG}
+LIVE_OPS = cb.GAME_OPS - {cb.REMATCH, cb.MYLOG, cb.BACK}
 
 
 def load(name: str) -> Any:

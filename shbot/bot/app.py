@@ -34,6 +34,7 @@ from . import jobs, logs, robots, settings
 from .config import Config
 from .handlers import admin as h_admin
 from .handlers import common as h_common
+from .handlers import join_deadline as h_join
 from .handlers import mylog as h_mylog
 from .handlers import practice as h_practice
 from .handlers import rematch as h_rematch
@@ -149,6 +150,7 @@ async def recover(app: Application[Any, Any, Any, Any, Any, Any]) -> int:
         s.outbox.committed(record.chat_id, record)
         s.inherited.update(table.seen[-INHERITED_PRESSES:])
         jobs.arm(app, record.chat_id, table)
+        h_join.arm_lobby(app, record.chat_id, table)
         robots.arm(app, record.chat_id, table)
     log.info("recovered %d active games", count)
     return count
@@ -207,6 +209,7 @@ def build_application(
         if outcome.release:
             await store.release_players(chat_id, outcome.release)
         jobs.arm(app, chat_id, outcome.table)
+        h_join.arm_lobby(app, chat_id, outcome.table)
         await robots.after(app, chat_id, outcome)
         if outcome.ended:
             jobs.disarm(app, chat_id)
@@ -278,7 +281,8 @@ def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         CallbackQueryHandler(h_talk.on_claim, pattern=game + r"c:[A-Za-z0-9_-]{1,16}\Z")
     )
     app.add_handler(CallbackQueryHandler(h_seats.on_seat_press, pattern=game + r"(ba|br|tb)\Z"))
-    app.add_handler(CallbackQueryHandler(h_mylog.on_mylog_press, pattern=game + r"k\Z"))
+    app.add_handler(CallbackQueryHandler(h_mylog.on_mylog_press, pattern=game + r"k(:all)?\Z"))
+    app.add_handler(CallbackQueryHandler(h_mylog.on_back_press, pattern=game + r"bk\Z"))
     app.add_handler(CallbackQueryHandler(h_rematch.on_rematch_press, pattern=game + r"rm\Z"))
     app.add_handler(CallbackQueryHandler(h.on_lang_press, pattern=r"^@lang:[A-Za-z0-9_-]{1,24}\Z"))
     app.add_handler(

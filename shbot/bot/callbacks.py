@@ -26,10 +26,11 @@ CLAIM = "c"  # <game id>:<round>:c:<kind letter><claim>, see shbot.table.claims
 CANCEL_YES, CANCEL_NO = "cy", "cn"
 ADD_BOT, REMOVE_BOT, TAKE_BACK = "ba", "br", "tb"  # computer seats (handlers/seats.py)
 MYLOG, REMATCH = "k", "rm"  # "What I know" under the role message; "Rematch" on the end card
+BACK = "bk"  # the way back to a basic group (no link to a message there): its name
 GAME_OPS = frozenset(
     {JOIN, LEAVE, START, NOMINATE, VOTE, DISCARD, ENACT, VETO, VETO_ANSWER, TARGET, MY_ROLE}
     | {CANCEL_YES, CANCEL_NO, CLAIM, ADD_BOT, REMOVE_BOT, TAKE_BACK}
-    | {MYLOG, REMATCH}
+    | {MYLOG, REMATCH, BACK}
 )
 # Free operations.
 LANG, RULES, SETTINGS = "lang", "rules", "set"

@@ -28,8 +28,13 @@ AnyApp = Application[Any, Any, Any, Any, Any, Any]
 RETRY_SECONDS = 15.0  # a deadline that met a storage outage is tried again this soon
 
 
-def _names(chat_id: int) -> tuple[str, str]:
-    return f"deadline:{chat_id}", f"remind:{chat_id}"
+def _names(chat_id: int) -> tuple[str, str, str, str]:
+    return f"deadline:{chat_id}", f"remind:{chat_id}", *lobby_job_names(chat_id)
+
+
+def lobby_job_names(chat_id: int) -> tuple[str, str]:
+    """The lobby's join deadline and its warning (armed by handlers/join_deadline.py)."""
+    return f"joinby:{chat_id}", f"joinwarn:{chat_id}"
 
 
 def disarm(app: AnyApp, chat_id: int) -> None:
@@ -48,7 +53,7 @@ def arm(app: AnyApp, chat_id: int, table: Table) -> None:
         return
     now = time.time()
     data = {"chat": chat_id, "gid": plan["gid"], "step": plan["step"], "at": plan["deadline"]}
-    deadline_name, remind_name = _names(chat_id)
+    deadline_name, remind_name, _, _ = _names(chat_id)
     if "remind" in plan and plan["remind"] > now:
         app.job_queue.run_once(
             on_reminder, max(0.0, plan["remind"] - now), data=data, name=remind_name

@@ -1,7 +1,7 @@
 """The board as a photo: its image and caption, and the Bot API calls that send and edit it.
 
-With the picture style (table/board.py) the board slot is a photo whose caption is the
-localized text board (what screen readers read); the outbox delivers it like any kept slot
+With the picture style (table/board.py) the board slot is a photo whose caption is its key
+(the seats' names by number, the marks' meanings); the outbox delivers it like any kept slot
 (one latest-state slot, the same pacing and coalescing), calling :func:`deliver` instead of
 sending text. A photo is kept current with ``editMessageMedia`` (image and caption in one
 call); an edit Telegram refuses because the message is gone or holds no photo sends the
@@ -21,7 +21,7 @@ from telegram import InputFile, InputMediaPhoto
 from telegram.constants import ParseMode
 from telegram.error import BadRequest, RetryAfter
 
-from shbot.i18n import Translator
+from shbot.i18n import N_, Translator
 from shbot.table import Table
 from shbot.table import board as table_board
 
@@ -46,12 +46,12 @@ def board_photo(table: Table) -> bytes | None:
     would cost."""
     if table.game is None or table_board.style(table) != table_board.PICTURE:
         return None
-    return picture.render(picture.facts(table.game.public_view()))
+    return picture.render(picture.facts(table.game.public_view(), table.names()))
 
 
 def board_caption(t: Translator, table: Table) -> str:
-    """The text board and what else the picture draws (who governs, term limits, the
-    piles), within Telegram's 1,024 characters: long names are shortened if need be."""
+    """The picture's key (see :func:`_caption`), within Telegram's 1,024 characters: long
+    names are shortened if need be."""
     for cut in (None, *NAME_CUTS):
         text = _caption(t, table if cut is None else _short_names(table, cut))
         if visible_length(text) <= MAX_CAPTION:
@@ -60,35 +60,27 @@ def board_caption(t: Translator, table: Table) -> str:
 
 
 def _caption(t: Translator, table: Table) -> str:
+    """What the picture cannot say, in two lines: whose seat is which number, and what the
+    marks mean (at the end, the roles' colours). The round message carries the state."""
     game = table.game
     assert game is not None
-    view = table_board.picture_view(game.public_view())
     names = table.names()
-    lines = [r.board_text(t, table)]
-    president, chancellor = view["president"], view["chancellor"]
-    if president >= 0 and chancellor >= 0:
-        both = {"president": r.name(names, president), "chancellor": r.name(names, chancellor)}
-        if view["in_office"]:
-            lines.append(t._("⭐ President {president} · 🔷 Chancellor {chancellor}", **both))
-        else:
-            lines.append(
-                t._("☆ Nominated: President {president} · Chancellor {chancellor}", **both)
-            )
-    elif president >= 0:
-        lines.append(
-            t._("☆ Presidential candidate: {president}", president=r.name(names, president))
-        )
-    if view["term_limited"]:
-        limited = t._(", ").join(r.light_name(names, s) for s in view["term_limited"])
-        lines.append(t._("⛔ Term-limited: {names}", names=limited))
-    lines.append(
-        t._(
-            "Draw pile: {draw} · Discard pile: {discard}",
-            draw=view["draw"],
-            discard=view["discard"],
-        )
-    )
+    seats = " · ".join(f"{seat + 1} {r.light_name(names, seat)}" for seat in range(game.n))
+    lines = [t._("<b>📋 Board</b> — {players} players", players=game.n) + "\n" + seats]
+    if game.is_over:
+        lines.append(f"<i>{t._(PICTURE_ROLES)}</i>")
+    else:
+        powers = [p for p in dict.fromkeys(game.public_view()["powers"]) if p]
+        legend = [f"{r.POWER_ICON[p]} {r.power_name(t, p)}" for p in powers]
+        lines.append(f"<i>{' · '.join([*legend, t._(PICTURE_LEGEND)])}</i>")
     return "\n".join(lines)
+
+
+#: What the picture's marks mean; one symbol, one meaning (the round message has the state).
+PICTURE_LEGEND = N_(
+    "⭐ President · 🔷 Chancellor · 🔒 term-limited · ✅ not Hitler · ❌ dead · ⊘ veto"
+)
+PICTURE_ROLES = N_("Roles: 🔵 Liberal · 🔴 Fascist · ⚫ Hitler · ❌ dead")
 
 
 def _short_names(table: Table, cut: int) -> Table:

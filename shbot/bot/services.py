@@ -28,6 +28,11 @@ log = logging.getLogger(__name__)
 
 LANG_CACHE_SECONDS = 60.0
 ADMIN_CACHE_SECONDS = 120.0
+MEMBER_STATUSES = (
+    ChatMemberStatus.OWNER,
+    ChatMemberStatus.ADMINISTRATOR,
+    ChatMemberStatus.MEMBER,
+)
 LOST_TTL = 30 * 24 * 3600.0  # a lost game is announced once in this time
 
 
@@ -43,6 +48,7 @@ class Services:
     _user_lang: dict[int, tuple[str, float]] = field(default_factory=dict)
     _group_lang: dict[int, tuple[str, float]] = field(default_factory=dict)
     _admins: dict[tuple[int, int], tuple[bool, float]] = field(default_factory=dict)
+    _members: dict[tuple[int, int], tuple[bool, float]] = field(default_factory=dict)
     _pinged: dict[int, float] = field(default_factory=dict)
     #: Presses an earlier process committed (the newest of each game it left, read at
     #: recovery): if one comes again, that process may have died before answering it.
@@ -80,6 +86,36 @@ class Services:
             self._admins.clear()
         self._admins[key] = (admin, time.monotonic())
         return admin
+
+    async def is_member(self, chat_id: int, user_id: int) -> bool:
+        """Whether ``user_id`` belongs to the group (only members may join its games: a
+        forwarded join link must not seat a stranger who would get a role for a game they
+        cannot see). Asked once per member (a member stays one for this process; a "no" is
+        not remembered: they may join the group a moment later), directly, never behind the
+        group's messages. An API error lets the join through: a Telegram hiccup must not stop a
+        group from playing."""
+        key = (chat_id, user_id)
+        cached = self._members.get(key)
+        if cached is not None and cached[0]:
+            return True
+        try:
+            member = await self.bot.get_chat_member(chat_id, user_id)
+        except Exception:
+            log.warning("could not check membership in %s", chat_id)
+            return True
+        status = member.status
+        inside = status in MEMBER_STATUSES or (
+            status == ChatMemberStatus.RESTRICTED and bool(getattr(member, "is_member", False))
+        )
+        if inside:
+            self.note_member(chat_id, user_id)
+        return inside
+
+    def note_member(self, chat_id: int, user_id: int) -> None:
+        """Remember a member (asked, or seen writing in the group)."""
+        if len(self._members) > 100_000:
+            self._members.clear()
+        self._members[(chat_id, user_id)] = (True, time.monotonic())
 
     def forget_admin(self, chat_id: int) -> None:
         for key in [k for k in self._admins if k[0] == chat_id]:

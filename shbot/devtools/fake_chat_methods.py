@@ -124,6 +124,8 @@ class ChatMethods(WorldControls, StateQueries):
             raise _bad(USER_NOT_FOUND)
         if chat.type == "private":
             return _member_dict(user, "member")
+        if user_id in chat.banned:
+            return _member_dict(user, "kicked")
         status = chat.admins.get(user_id) or ("member" if user_id in chat.members else "left")
         return _member_dict(user, status)
 

@@ -130,14 +130,26 @@ class StateQueries(FakeState):
         """Most successful calls to one chat within any closed window of ``seconds``.
 
         Closed (both ends count) so that a limiter which is exactly at the limit shows it.
+        Without ``methods``, every call but the reads of a chat (getChatMember and the like:
+        asking who is a member posts nothing, and no group's limit counts it).
         """
         wanted = {m.lower() for m in methods} if methods is not None else None
         times = sorted(
             c.time
             for c in self.calls
-            if c.ok and c.chat_id == chat_id and (wanted is None or c.method.lower() in wanted)
+            if c.ok
+            and c.chat_id == chat_id
+            and (
+                c.method.lower() in wanted
+                if wanted is not None
+                else c.method.lower() not in CHAT_READS
+            )
         )
         return most_within(times, seconds)
+
+
+#: Reads of a chat: they post nothing, so no group's rate limit counts them.
+CHAT_READS = frozenset({"getchatmember", "getchatadministrators", "getchat", "getchatmembercount"})
 
 
 def most_within(times: list[float], seconds: float) -> int:

@@ -79,6 +79,7 @@ class FakeChat:
     user: JSONDict | None = None  # the other party of a private chat
     admins: dict[int, str] = field(default_factory=dict)
     members: set[int] = field(default_factory=set)
+    banned: set[int] = field(default_factory=set)  # getChatMember says "kicked"
     bot_status: str = "member"  # "member", "administrator", "kicked", "left"
     migrated_to: int | None = None  # the supergroup this group became (calls are refused)
 

@@ -68,6 +68,14 @@ class WorldControls(FakeState):
         if creator is not None:
             chat.admins[creator] = "creator"
 
+    def remove_member(self, chat_id: int, user_id: int, *, ban: bool = False) -> None:
+        """``user_id`` leaves the group (or is banned): getChatMember says "left" ("kicked")."""
+        chat = self.chats[chat_id]
+        chat.members.discard(user_id)
+        chat.admins.pop(user_id, None)
+        if ban:
+            chat.banned.add(user_id)
+
     def receive_message(
         self, chat_id: int, sender: JSONDict, text: str, entities: list[JSONDict] | None = None
     ) -> StoredMessage:

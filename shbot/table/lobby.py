@@ -13,7 +13,7 @@ from typing import Any
 from shbot.engine import BadSetup, Game, Kind
 from shbot.table.model import Player, Table, new_game_id
 
-from . import claims, knowledge
+from . import claims, knowledge, naming
 from .outcome import Outcome, Refusal
 
 MIN_PLAYERS, MAX_PLAYERS = 5, 10
@@ -43,6 +43,7 @@ def join(table: Table, player: Player, gid: str | None = None) -> Outcome:
         if len(table.players) >= MAX_PLAYERS:
             raise Refusal("full")
         table.players.append(player)
+        naming.rename_clashing(table)  # a computer never goes by a person's name
     table.owe("lobby")
     return Outcome(table, answer="joined" if existing is None else None)
 

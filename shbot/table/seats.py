@@ -21,29 +21,12 @@ from shbot.engine.actions import Action
 from shbot.players import Agent, GameView, default_action
 from shbot.table.model import Player, Table
 
+from .naming import free_names, is_computer, taken
 from .outcome import Outcome, Refusal
 from .play import PRIVATE_PHASES, advance, prompt_seat
 from .timers import ABSENT_AFTER
 
 MAX_SEATS = 10
-ROBOT = "🤖"
-#: Names by language: common first names that read naturally in that language.
-NAMES: dict[str, tuple[str, ...]] = {
-    "en": ("Alice", "Ben", "Clara", "David", "Emma", "Frank", "Grace", "Henry", "Ivy", "Jack"),
-    "ja": (
-        "さくら",
-        "はると",
-        "ゆい",
-        "そうた",
-        "あおい",
-        "れん",
-        "ひな",
-        "ゆうと",
-        "めい",
-        "かいと",
-    ),
-    "fr": ("Camille", "Louis", "Chloé", "Hugo", "Léa", "Jules", "Manon", "Arthur", "Inès", "Théo"),
-}
 
 
 class SeatView:
@@ -63,10 +46,6 @@ class SeatView:
 
     def private_view(self, seat: int) -> dict[str, Any]:
         return self._game.private_view(seat)
-
-
-def is_computer(player: Player) -> bool:
-    return player.id < 0
 
 
 def humans(table: Table) -> list[Player]:
@@ -94,13 +73,11 @@ def add_computers(table: Table, user_id: int, allowed: bool, count: int, lang: s
     room = MAX_SEATS - len(table.players)
     if room <= 0:
         raise Refusal("full")
-    names = NAMES.get(lang, NAMES["en"])
-    taken = {p.name for p in table.players}
-    free = [f"{ROBOT} {n}" for n in names if f"{ROBOT} {n}" not in taken]
+    seated = min(max(count, 1), room)
+    free = free_names(lang, taken(table.players), seated)  # never a person's name
     next_id = min([p.id for p in table.players if is_computer(p)] + [0]) - 1
-    for i in range(min(max(count, 1), room)):
-        name = free[i] if i < len(free) else f"{ROBOT} {names[0]} {i + 1}"
-        table.players.append(Player(next_id - i, name, lang, ready=True))
+    for i in range(seated):
+        table.players.append(Player(next_id - i, free[i], lang, ready=True))
     table.owe("lobby")
     return Outcome(table, answer="bots_added")
 

@@ -159,11 +159,23 @@ def _what(update: Update) -> tuple[str, bool] | None:
     return None  # chatter is nobody's business (and reaches no handler)
 
 
+def no_sender(update: Update) -> bool:
+    """A press or a message without any sender (Telegram sends none, but a forged or
+    broken update must not reach a handler that reads ``from_user``)."""
+    query = update.callback_query
+    if query is not None:
+        return query.from_user is None
+    message = update.message or update.edited_message
+    return message is not None and message.from_user is None and message.sender_chat is None
+
+
 async def flood_guard(update: object, context: Ctx) -> None:
     """Registered ahead of every handler: the same button pressed or command sent again and
     again (or malformed data) beyond its sender's budget is dropped (see REPEAT_BURST)."""
     if not isinstance(update, Update):
         return
+    if no_sender(update):
+        raise ApplicationHandlerStop  # nobody to answer or to seat: ignored quietly
     sender = sender_of(update)
     what = _what(update)
     if sender is None or what is None:

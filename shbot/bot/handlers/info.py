@@ -179,7 +179,7 @@ async def cmd_history(update: Update, context: Ctx) -> None:
         if finished:
             last = Table.from_dict(finished[0].data)
             if last.game is not None and last.game.is_over:
-                await reply(context, message, r.game_over_text(t, last), key="history")
+                await reply(context, message, r.last_game_text(t, last), key="history")
                 return
         await reply(context, message, t._("No game is running. /newgame opens one."), key="nogame")
         return

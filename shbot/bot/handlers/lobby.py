@@ -9,13 +9,12 @@ from telegram import User as TgUser
 
 from shbot.i18n import Translator
 from shbot.storage import GameExists, NoGame
-from shbot.table import Refusal, board, lobby
+from shbot.table import Refusal, lobby, lobby_clock
 from shbot.table.outcome import Outcome
 
 from .. import callbacks as cb
 from .. import render as r
 from ..refusals import answer_text
-from ..timers_config import preset_seconds
 from .common import (
     Ctx,
     answer,
@@ -29,13 +28,10 @@ from .common import (
     reply,
     svc,
 )
+from .join_deadline import arm_lobby, join_minutes, maybe_autostart, set_join_deadline, tell_in
+from .starting import commit_start, press_key
 
 log = logging.getLogger(__name__)
-
-
-def press_key(query: CallbackQuery | None) -> str | None:
-    """The key that recognises a press delivered twice (it rides in the commit's write)."""
-    return f"cq:{query.id}" if query is not None else None
 
 
 async def cmd_newgame(update: Update, context: Ctx) -> None:
@@ -48,6 +44,8 @@ async def cmd_newgame(update: Update, context: Ctx) -> None:
         await refuse(context, None, message, await s.t_group(chat.id, user), Refusal("not_person"))
         return
     group_settings = await s.store.get_group(chat.id)
+    if chat.title and group_settings.get("title") != chat.title:  # named in private chats
+        await s.store.update_group(chat.id, {"title": chat.title})
     if not group_settings.get("lang"):  # a group that never chose speaks like its first host
         lang = await s.user_lang(user.id, user.language_code)
         await s.store.update_group(chat.id, {"lang": lang})
@@ -58,25 +56,32 @@ async def cmd_newgame(update: Update, context: Ctx) -> None:
         await reply(context, message, t._("You are already playing in another group."))
         return
     settings = await s.store.get_user(user.id)
+    minutes = join_minutes(context.args)
     table = lobby.new_lobby(player_from(user, ready=bool(settings.get("dm"))))
+    lobby_clock.set_deadline(table, minutes or lobby_clock.DEFAULT_MINUTES)
     try:
         await s.commit.create(chat.id, table)
     except GameExists:
+        if minutes and await set_join_deadline(context, chat.id, user.id, minutes):
+            return  # the host chose another join deadline: the lobby shows it
         await reply(
             context,
             message,
             t._("A game is already open in this group. /board shows it; /cancelgame ends it."),
         )
         return
+    arm_lobby(context.application, chat.id, table)
     await s.store.claim_player(user.id, chat.id)
-    for subscriber in await s.store.pop_subscribers(chat.id):
+    await tell_subscribers(context, chat.id, chat.title or "")
+
+
+async def tell_subscribers(context: Ctx, chat_id: int, title: str) -> None:
+    """/nextgame: those who asked hear, once, that a lobby opened."""
+    s = svc(context)
+    for subscriber in await s.store.pop_subscribers(chat_id):
         ts = await s.t_user(subscriber)
-        s.outbox.post(
-            subscriber,
-            ts._(
-                "🔔 A new game of Secret Hitler is open in {group}.", group=r.esc(chat.title or "")
-            ),
-        )
+        text = ts._("🔔 A new game of Secret Hitler is open in {group}.", group=r.esc(title))
+        s.outbox.post(subscriber, text)
 
 
 async def bound_elsewhere(context: Ctx, user_id: int, chat_id: int) -> bool:
@@ -90,6 +95,38 @@ async def bound_elsewhere(context: Ctx, user_id: int, chat_id: int) -> bool:
     if table is not None and table.player(user_id) is not None:
         return True
     await s.store.release_players(busy, [user_id])
+    return False
+
+
+async def member_of(
+    context: Ctx,
+    chat_id: int,
+    user: TgUser,
+    message: Message | None,
+    query: CallbackQuery | None,
+    via_private: bool,
+) -> bool:
+    """Only members of the group join its game (by button, /join or a join link); anyone
+    else is told why, in private (an alert to a press, a reply in the private chat). A
+    /join written in the group proves membership without asking Telegram."""
+    s = svc(context)
+    if query is None and not via_private:
+        s.note_member(chat_id, user.id)
+        return True
+    table = await current_table(context, chat_id)
+    if table is None or table.game is not None or table.ending or table.player(user.id):
+        return True  # nothing to join (or seated already): the join's own answer says so
+    if await s.is_member(chat_id, user.id):
+        return True
+    t = await s.t_user(user)
+    text = t._(
+        "Only members of the group can join its game. Join the group first, then press Join "
+        "in its lobby."
+    )
+    if query is not None:
+        await query.answer(text, show_alert=True)
+    else:
+        await reply(context, message, text)
     return False
 
 
@@ -108,11 +145,12 @@ async def join_lobby(
     if not is_person(user, message if query is None else None):
         await refuse(context, query, message, t, Refusal("not_person"))
         return
+    if not await member_of(context, chat_id, user, message, query, via_private):
+        return
     if await bound_elsewhere(context, user.id, chat_id):
         await answer(context, query, message, t._("You are already playing in another group."))
         return
-    settings = await s.store.get_user(user.id)
-    ready = via_private or bool(settings.get("dm"))
+    ready = via_private or bool((await s.store.get_user(user.id)).get("dm"))
     player = player_from(user, ready)
     if await s.store.claim_player(user.id, chat_id) is not None:
         await answer(context, query, message, t._("You are already playing in another group."))
@@ -128,12 +166,16 @@ async def join_lobby(
     except Refusal as refusal:
         await join_refused(context, chat_id, user.id, message, query, t, refusal, via_private)
         return
-    await joined(context, chat_id, message, query, t, outcome, ready=ready, via_private=via_private)
+    await joined(
+        context, chat_id, user.id, message, query, t, outcome, ready=ready, via_private=via_private
+    )
+    await maybe_autostart(context, chat_id, outcome.table)
 
 
 async def joined(
     context: Ctx,
     chat_id: int,
+    user_id: int,
     message: Message | None,
     query: CallbackQuery | None,
     t: Translator,
@@ -145,7 +187,7 @@ async def joined(
     """Tell the new player they are in; a press by one the bot cannot write to yet opens
     the private chat in one tap instead (the /start there marks the player ready)."""
     if via_private:
-        await reply(context, message, t._("✅ You are in the game. Go back to the group!"))
+        await tell_in(context, user_id, outcome.table.gid, message, t)
     elif not ready and query is not None:
         link = r.deep_link(svc(context).bot_username, r.join_payload(chat_id, outcome.table.gid))
         await query.answer(url=link)
@@ -172,8 +214,8 @@ async def join_refused(
     table = await current_table(context, chat_id)
     if table is None or table.player(user_id) is None:
         await svc(context).store.release_players(chat_id, [user_id])  # only if bound here
-    if via_private and refusal.code == "joined":
-        await reply(context, message, t._("✅ You are in the game. Go back to the group!"))
+    if via_private and refusal.code == "joined" and table is not None:
+        await tell_in(context, user_id, table.gid, message, t)
     else:
         await refuse(context, query, message, t, refusal)
 
@@ -263,48 +305,6 @@ async def start_game(
         chat_id,
         len(outcome.table.players),
     )
-
-
-async def start_options(context: Ctx, chat_id: int) -> dict[str, object]:
-    """The group's settings that shape the game being started (read at the start only)."""
-    s = svc(context)
-    group = await s.store.get_group(chat_id)
-    return {
-        "shuffle_seats": bool(group.get("shuffle_seats")),
-        "rebalanced": bool(group.get("rebalanced")),
-        "timer": preset_seconds(group.get("timers"), s.config.timers),
-        "board": board.chosen(group.get("board")),
-    }
-
-
-async def commit_start(
-    context: Ctx,
-    chat_id: int,
-    user_id: int,
-    admin: bool,
-    message: Message | None,
-    query: CallbackQuery | None,
-    t: Translator,
-) -> Outcome | None:
-    """Start the game with the group's settings; None once a refusal was answered (or the
-    same press came twice)."""
-    s = svc(context)
-    options = await start_options(context, chat_id)
-    seed = s.new_seed()
-    try:
-        return await s.commit.run(
-            chat_id,
-            lambda tb: lobby.start(tb, user_id, admin, seed, options),
-            update_key=press_key(query),
-        )
-    except NoGame:
-        await answer(context, query, message, t._("There is no open game. /newgame opens one."))
-    except Refusal as refusal:
-        if refusal.code == "duplicate":
-            await answer_redelivered(context, query)
-        else:
-            await refuse(context, query, message, t, refusal)
-    return None
 
 
 async def cmd_startgame(update: Update, context: Ctx) -> None:

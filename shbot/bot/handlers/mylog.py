@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 
-from telegram import Update, User
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update, User
 
 from shbot.storage import Store, StoreError
 from shbot.table import Table
@@ -16,11 +16,13 @@ from shbot.table import Table
 from .. import callbacks as cb
 from .. import render as r
 from ..render import mylog as rm
+from ..render.rolecard import back_alert
 from .common import Ctx, informational, is_group, reply, svc
 
 log = logging.getLogger(__name__)
 #: At most this many messages per /mylog (a 10-player game and its whole story fit in 4).
 MAX_PAGES = 8
+WHOLE = "all"  # the argument of the summary's "The whole game" button
 
 
 async def remember_game(store: Store, chat_id: int, table: Table) -> None:
@@ -66,14 +68,25 @@ async def find_game(context: Ctx, user_id: int, gid: str | None = None) -> tuple
     return None
 
 
-async def send_mylog(context: Ctx, user: User, gid: str | None = None) -> bool:
-    """Post what ``user`` knows of their game to their private chat; False: no game."""
+async def send_mylog(
+    context: Ctx, user: User, gid: str | None = None, *, whole: bool = False
+) -> bool:
+    """Post what ``user`` knows of their game to their private chat; False: no game. A
+    finished game gets a five-line summary with a button for the whole of it (``whole``)."""
     s = svc(context)
     t = await s.t_user(user)
     found = await find_game(context, user.id, gid)
     if found is None:
         return False
     table, seat = found
+    game = table.game
+    if not whole and game is not None and game.is_over and table.ending == "finished":
+        button = InlineKeyboardButton(
+            t._("📜 The whole game"), callback_data=cb.game_data(table.gid, 0, cb.MYLOG, WHOLE)
+        )
+        summary = "\n".join(rm.summary_lines(t, table, seat))
+        s.outbox.post(user.id, summary, InlineKeyboardMarkup([[button]]), key="mylog:0")
+        return True
     pages = rm.pages(rm.mylog_lines(t, table, seat))[:MAX_PAGES]
     for i, page in enumerate(pages):
         s.outbox.post(user.id, page, key=f"mylog:{i}")
@@ -107,7 +120,26 @@ async def on_mylog_press(update: Update, context: Ctx) -> None:
     if not isinstance(press, cb.GamePress):
         await query.answer(t._("This button is not valid."), show_alert=True)
         return
-    if not await send_mylog(context, query.from_user, press.game_id):
+    whole = press.arg == WHOLE
+    if not await send_mylog(context, query.from_user, press.game_id, whole=whole):
         await query.answer(t._("This button belongs to a game that is over."), show_alert=True)
         return
     await query.answer()
+
+
+async def on_back_press(update: Update, context: Ctx) -> None:
+    """The role message's way back to a basic group: where the game is (no link exists)."""
+    query = update.callback_query
+    if query is None:
+        return
+    press = cb.parse(query.data)
+    t = await svc(context).t_user(query.from_user)
+    found = (
+        await find_game(context, query.from_user.id, press.game_id)
+        if isinstance(press, cb.GamePress)
+        else None
+    )
+    if found is None:
+        await query.answer(t._("This button belongs to a game that is over."), show_alert=True)
+        return
+    await query.answer(back_alert(t, found[0]), show_alert=True)

@@ -9,6 +9,8 @@ same commit path as a group game; timers are off.
 from __future__ import annotations
 
 from telegram import Update
+from telegram.constants import ParseMode
+from telegram.error import TelegramError
 
 from shbot.storage import GameExists, NoGame
 from shbot.table import MAX_PLAYERS, MIN_PLAYERS, Refusal, lobby, seats
@@ -55,19 +57,29 @@ async def cmd_practice(update: Update, context: Ctx) -> None:
     host = player_from(user, ready=True)
     table = lobby.new_lobby(host)
     seats.add_computers(table, user.id, True, players - 1, lang)
+    await explain(context, chat.id, rs.practice_intro_text(t, players - 1))
     try:
         await s.commit.create(chat.id, table)
     except GameExists:
         await reply(context, message, rs.practice_busy_text(t, here=True))
         return
     await s.store.claim_player(user.id, chat.id)
-    await reply(context, message, rs.practice_intro_text(t, players - 1))
     options = {"shuffle_seats": True, "rebalanced": False, "timer": 0, "practice": True}
     seed = s.new_seed()
     try:
         await s.commit.run(chat.id, lambda tb: lobby.start(tb, user.id, True, seed, options))
     except (NoGame, Refusal):  # pragma: no cover - a lobby made just now starts
         return
+
+
+async def explain(context: Ctx, chat_id: int, text: str) -> None:
+    """The practice game's explanation comes first: sent before the table exists (the
+    outbox would put a plain reply after the game's own messages). One message in a private
+    chat, so no pacing is needed; if Telegram refuses, the outbox tries it later."""
+    try:
+        await context.bot.send_message(chat_id, text, parse_mode=ParseMode.HTML)
+    except TelegramError:
+        svc(context).outbox.post(chat_id, text)
 
 
 async def cmd_cancelgame(update: Update, context: Ctx) -> None:

@@ -14,6 +14,7 @@ from shbot.table.outcome import Outcome
 
 from .common import Ctx, current_table, is_group, reply, svc
 from .info import welcome_text
+from .join_deadline import maybe_autostart, tell_in
 from .lobby import join_lobby
 from .mylog import send_mylog
 from .seats import offer_seat_back
@@ -53,8 +54,9 @@ async def cmd_start(update: Update, context: Ctx) -> None:
         await join_lobby(context, target[0], user, message, t, gid=target[1], via_private=True)
         return
     group_id = await s.store.player_chat(user.id)
-    if group_id is not None and await mark_ready(context, group_id, user.id):
-        await reply(context, message, t._("✅ You are in the game. Go back to the group!"))
+    if group_id is not None and (table := await mark_ready(context, group_id, user.id)):
+        await tell_in(context, user.id, table.gid, message, t)
+        await maybe_autostart(context, group_id, table)  # the last one a full table waited for
         return
     if group_id is not None and (
         await resend_prompt(context, group_id, user.id)
@@ -72,16 +74,17 @@ def add_to_group(t: Translator, bot_username: str | None) -> InlineKeyboardMarku
     return InlineKeyboardMarkup([[InlineKeyboardButton(t._("➕ Add me to a group"), url=url)]])
 
 
-async def mark_ready(context: Ctx, chat_id: int, user_id: int) -> bool:
-    """Mark a lobby player reachable in private; False if they are not waiting in a lobby."""
+async def mark_ready(context: Ctx, chat_id: int, user_id: int) -> Table | None:
+    """Mark a lobby player reachable in private: the lobby after it; None if they are not
+    waiting in a lobby."""
     table = await current_table(context, chat_id)
     if table is None or table.game is not None:
-        return False  # in a running game every player is reachable already: write nothing
+        return None  # in a running game every player is reachable already: write nothing
     try:
-        await svc(context).commit.run(chat_id, lambda tb: lobby.ready(tb, user_id))
+        outcome = await svc(context).commit.run(chat_id, lambda tb: lobby.ready(tb, user_id))
     except (NoGame, Refusal):
-        return False
-    return True
+        return None
+    return outcome.table
 
 
 async def resend_prompt(context: Ctx, chat_id: int, user_id: int) -> bool:

@@ -11,12 +11,13 @@ from telegram import Update, User
 
 from shbot.i18n import Translator
 from shbot.storage import GameExists
-from shbot.table import Refusal, Table
+from shbot.table import Refusal, Table, lobby_clock
 from shbot.table.rematch import rematch_lobby
 
 from .. import callbacks as cb
 from ..refusals import refusal_text
 from .common import Ctx, is_group, is_person, player_from, svc
+from .join_deadline import arm_lobby
 
 
 def toast(t: Translator, code: str) -> str:
@@ -52,10 +53,12 @@ async def _open(context: Ctx, user: User, chat_id: int, previous: Table) -> str:
         return "busy"
     settings = await s.store.get_user(user.id)
     table = rematch_lobby(previous, player_from(user, ready=bool(settings.get("dm"))))
+    lobby_clock.set_deadline(table, lobby_clock.DEFAULT_MINUTES)  # as /newgame's lobby
     try:
         await s.commit.create(chat_id, table)
     except GameExists:
         return "open"
+    arm_lobby(context.application, chat_id, table)
     await s.store.claim_player(user.id, chat_id)
     return "opened"
 

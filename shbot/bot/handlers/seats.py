@@ -124,8 +124,11 @@ async def leave_running(
         query,
         t,
     )
-    if outcome is not None:
-        await answer(context, query, message, rs.answer_text(t, outcome.answer) or "", alert=False)
+    if outcome is not None and query is not None:  # a toast, to the person alone
+        await answer(context, query, None, rs.answer_text(t, outcome.answer) or "", alert=False)
+    # After /leave the group is told by the stand-in line, in the third person, in order
+    # with the take-back line; a reply here ("plays your seat") would say "you" to all and
+    # arrive after the stand-in line; the person gets the take-back button in private.
 
 
 async def on_seat_press(update: Update, context: Ctx) -> None:

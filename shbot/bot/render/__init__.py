@@ -41,7 +41,14 @@ from .common import (
     role_name,
     series,
 )
-from .history import condition_text, game_over_text, history_lines, history_text
+from .history import (
+    condition_text,
+    final_tracks,
+    game_over_text,
+    history_lines,
+    history_text,
+    last_game_text,
+)
 from .lobby import (
     deep_link,
     join_payload,
@@ -132,6 +139,7 @@ __all__ = [
     "done_text",
     "esc",
     "event_line",
+    "final_tracks",
     "fit",
     "game_over_text",
     "glance_line",
@@ -142,6 +150,7 @@ __all__ = [
     "investigation_text",
     "join_payload",
     "language_keyboard",
+    "last_game_text",
     "light_name",
     "lobby_closed_text",
     "lobby_keyboard",

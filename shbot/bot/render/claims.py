@@ -194,17 +194,34 @@ def _truth(t: Translator, kind: ClaimKind, real: Any) -> str:
     return t._("saw {party}", party=party_short(t, real))
 
 
+def lied(claim: Claim, real: Any) -> bool:
+    """Whether a claim says other than its seat saw (a hand in any order; "no claim" never
+    lies)."""
+    if claim.kind is ClaimKind.NONE:
+        return False
+    if claim.kind is ClaimKind.INVESTIGATED:
+        return claim.party != real
+    return sorted(claim.policies) != sorted(str(real))
+
+
 def truth_lines(t: Translator, table: Table) -> list[str]:
-    """The end card: each claim next to what its seat really saw (only once it is over)."""
+    """The end card: each claim next to what its seat really saw (only once it is over);
+    a lie is marked ❗, and an investigation names whom it was about."""
     truth = claims.revealed(table)
     names = table.names()
     lines = []
-    for k, seat, _ in claims.sights(table):
+    for k, seat, target in claims.sights(table):
         claim = claims.claim_of(table, k)
         if claim is None or k not in truth:
             continue
         rnd, kind = claims.parse_key(k)
         real = _truth(t, kind, truth[k])
+        if kind is ClaimKind.INVESTIGATED and target is not None:
+            real = t._(
+                "saw that {player} is {party}",
+                player=name(names, target),
+                party=party_short(t, truth[k]),
+            )
         if claim.kind is ClaimKind.NONE:
             line = t._(
                 "R{round} · {player} made no claim — {truth}",
@@ -220,5 +237,5 @@ def truth_lines(t: Translator, table: Table) -> list[str]:
                 claim=said(t, names, claim),
                 truth=real,
             )
-        lines.append(line)
+        lines.append(f"❗ {line}" if lied(claim, truth[k]) else line)
     return [t._("<b>🗣 Claims and truth</b>"), *lines] if lines else []

@@ -12,6 +12,7 @@ from shbot.table.model import Table
 from .claims import history_lines as claim_lines
 from .claims import truth_lines
 from .common import (
+    POLICY_ICON,
     fit,
     name,
     policy_short,
@@ -106,7 +107,8 @@ def game_over_text(t: Translator, table: Table) -> str:
         if game.winner.value == "liberal"
         else t._("🏁 <b>The Fascists win!</b>")
     )
-    lines = [winner, condition_text(t, game.condition.value), "", t._("<b>Roles</b>")]
+    lines = [winner, condition_text(t, game.condition.value), *final_tracks(t, game)]
+    lines += ["", t._("<b>Roles</b>")]
     for seat, role in enumerate(game.roles):
         dead = " 💀" if not game.alive[seat] else ""
         lines.append(f"{seat + 1}. {name(names, seat)} — {role_name(t, role)}{dead}")
@@ -115,4 +117,31 @@ def game_over_text(t: Translator, table: Table) -> str:
     lines += ["", t._("<b>History</b>")]
     lines.extend(history_lines(t, game, names))
     lines += ["", t._("Thanks for playing! /newgame starts another one.")]
+    return fit("\n".join(lines))
+
+
+def final_tracks(t: Translator, game: Game) -> list[str]:
+    """The score at the end and the tiles left in the draw pile (no secret any more)."""
+    left = "".join(POLICY_ICON[p] for p in reversed(game.draw))  # top first
+    return [
+        t._(
+            "Final tracks: 🔵 {liberal}/5 · 🔴 {fascist}/6 · election tracker {tracker}/3",
+            liberal=game.liberal,
+            fascist=game.fascist,
+            tracker=game.tracker,
+        ),
+        t._("Left in the draw pile ({count}): {tiles}", count=len(game.draw), tiles=left or "—"),
+    ]
+
+
+def last_game_text(t: Translator, table: Table) -> str:
+    """/history once the game is over: the log and the claims against the truth, without
+    the end card's roles and buttons (the end card is already in the chat)."""
+    game = table.game
+    assert game is not None and game.condition is not None
+    lines = [t._("<b>History of the last game</b>"), condition_text(t, game.condition.value)]
+    lines += final_tracks(t, game)
+    lines += ["", *history_lines(t, game, table.names())]
+    truth = truth_lines(t, table)
+    lines += ["", *truth] if truth else []
     return fit("\n".join(lines))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from shbot.i18n import Translator, esc
+from shbot.table import lobby, lobby_clock
 from shbot.table.model import FSI, PDI, Table
 from shbot.table.rematch import still_invited
 
@@ -15,6 +16,7 @@ from .common import (
     isolated,
     markup,
 )
+from .table import deadline_html
 from .widths import fit_rows
 
 
@@ -44,8 +46,28 @@ def lobby_text(t: Translator, table: Table, *, closed: str | None = None) -> str
             )
         )
     lines.append(t._("Press Join to play. A game needs 5 to 10 players; the host starts it."))
+    lines += deadline_lines(t, table)
     lines.append(seats.lobby_hint(t))
     return fit("\n".join(lines))
+
+
+def deadline_lines(t: Translator, table: Table) -> list[str]:
+    """When joining closes (each reader's Telegram shows it in their own time zone), and a
+    minute before, that it is near (the lobby is edited: no new message)."""
+    at = lobby_clock.join_by(table)
+    if at is None:
+        return []
+    lines = [
+        t._(
+            "⏰ Joining closes at {time}: the game then starts by itself with 5 or more "
+            "players (it starts at once when 10 have joined). The host can pick another "
+            "time with /newgame and a number of minutes, e.g. /newgame 15.",
+            time=deadline_html(t, at),
+        )
+    ]
+    if lobby_clock.warned(table):
+        lines.append(t._("⏳ <b>Less than a minute left to join!</b>"))
+    return lines
 
 
 def invited_lines(t: Translator, table: Table, closed: str | None) -> list[str]:
@@ -71,8 +93,11 @@ def lobby_keyboard(
             InlineKeyboardButton(t._("🚪 Leave"), callback_data=cb.game_data(gid, 0, cb.LEAVE)),
         ],
         *fit_rows(seats.lobby_row(t, gid), 2),  # a row each where a label would be cut
-        [InlineKeyboardButton(t._("▶️ Start"), callback_data=cb.game_data(gid, 0, cb.START))],
     ]
+    if len(table.players) >= lobby.MIN_PLAYERS:  # offered only once a game could start
+        rows.append(
+            [InlineKeyboardButton(t._("▶️ Start"), callback_data=cb.game_data(gid, 0, cb.START))]
+        )
     if bot_username:
         rows.append(
             [
@@ -110,6 +135,8 @@ def lobby_closed_text(t: Translator, closed: str, by: str | None = None) -> str:
         return t._("▶️ The game has started!")
     if closed == "everybody_left":
         return t._("Everybody left: the game is cancelled.")
+    if closed == "deadline":
+        return t._("⌛ Fewer than 5 players by the join deadline: the game is cancelled.")
     if by:
         return t._("🛑 The game was cancelled by {name}.", name=isolated(by))
     return t._("🛑 The game was cancelled.")

@@ -11,13 +11,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from shbot import transcript
-from shbot.engine import Kind
+from shbot.engine import FASCIST, HITLER, LIBERAL, Kind, party_of
 from shbot.i18n import Translator, esc
 from shbot.table import FSI, PDI, Table
 from shbot.table.knowledge import Fact, events, knowledge, read
 
-from .common import MAX_TEXT, name, policy
-from .history import condition_text
+from .common import MAX_TEXT, name, name_list, policy, role_name
+from .history import condition_text, final_tracks
 from .private import done_discard_text, hand_text, investigation_text, peek_text, role_lines
 from .table import event_line
 
@@ -93,6 +93,38 @@ def mylog_lines(t: Translator, table: Table, seat: int) -> list[str]:
         plain = [f"{FSI}{n}{PDI}" for n in table.names()]
         lines += [esc(line) for line in transcript.render(events(entries), t, plain)]
     return lines
+
+
+def summary_lines(t: Translator, table: Table, seat: int) -> list[str]:
+    """A finished game in five lines, before the whole of it (behind a button)."""
+    game = table.game
+    assert game is not None and game.winner is not None and game.condition is not None
+    names = table.names()
+    role = game.roles[seat]
+    won = (party_of(role) == LIBERAL) == (game.winner.value == "liberal")
+    winner = (
+        t._("🏁 <b>The Liberals win!</b>")
+        if game.winner.value == "liberal"
+        else t._("🏁 <b>The Fascists win!</b>")
+    )
+    role_html = f"<b>{role_name(t, role)}</b>"
+    you = (
+        t._("You were {role}: you won.", role=role_html)
+        if won
+        else t._("You were {role}: you lost.", role=role_html)
+    )
+    fascists = [s for s, r in enumerate(game.roles) if r == FASCIST]
+    return [
+        t._("📜 <b>Your game</b>, {player}:", player=name(names, seat)),
+        f"{winner} {condition_text(t, game.condition.value)}",
+        you,
+        final_tracks(t, game)[0],
+        t._(
+            "Hitler: {hitler} · Fascists: {fascists}",
+            hitler=name(names, game.roles.index(HITLER)),
+            fascists=name_list(t, names, fascists),
+        ),
+    ]
 
 
 def pages(lines: Sequence[str], limit: int = MAX_TEXT) -> list[str]:

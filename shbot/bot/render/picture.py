@@ -8,10 +8,10 @@ cannot reach the picture, and the facts are the key of the image cache.
 
 from __future__ import annotations
 
-import math
 import struct
+import unicodedata
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from operator import attrgetter
@@ -19,16 +19,32 @@ from typing import Any
 
 from PIL import Image, ImageDraw, ImageFont
 
+from shbot.engine import FASCIST, HITLER, LIBERAL
 from shbot.table import board
 
-WIDTH, HEIGHT = 800, 460
+from . import picture_icons as icons
+from .picture_icons import (
+    BG,
+    BLACK,
+    FAS,
+    FAS_EMPTY,
+    GOLD,
+    GREY,
+    LIB,
+    LIB_EMPTY,
+    LINE,
+    PANEL,
+    RED_MARK,
+    WHITE,
+    ZONE,
+)
+
+WIDTH, HEIGHT = 800, 560
 CARD_W, CARD_H, GAP = 104, 112, 14
-TOKEN, SEAT_STEP = 56, 78
+TOKEN, SEAT_STEP = 70, 78
 CACHE_SIZE = 512  # images kept (a few tens of KB each): about one per step of recent games
 
 # A fixed palette: the image is drawn and stored with 16 colours (small PNGs, fast to write).
-BG, LIB, LIB_EMPTY, FAS, FAS_EMPTY, WHITE, BLACK, GOLD = range(8)
-GREY, GREEN, ZONE, PURPLE, PANEL, DARK, LINE, RED_MARK = range(8, 16)
 PALETTE = [
     (43, 45, 51),  # BG
     (52, 118, 196),  # LIB
@@ -71,11 +87,23 @@ class BoardFacts:
     alive: tuple[bool, ...]
     confirmed: tuple[bool, ...]
     winner: str | None
+    initials: tuple[str, ...] = ()  # by seat, from the public names ("": the number alone)
+    roles: tuple[str, ...] = ()  # revealed by the engine once the game is over; else empty
 
 
-def facts(view: dict[str, Any]) -> BoardFacts:
-    """The picture's facts from the engine's ``public_view`` (roles are never read)."""
-    return BoardFacts(**board.picture_view(view))
+def facts(view: dict[str, Any], names: Sequence[str] = ()) -> BoardFacts:
+    """The picture's facts from the engine's ``public_view`` and the seats' names (roles are
+    read only once the game is over, when the engine's view reveals them)."""
+    over = view["winner"] is not None
+    drawn = board.picture_view(view)
+    if over:  # no term limit holds any more: no padlock is left on the final picture
+        drawn["term_limited"] = ()
+    roles = tuple(view.get("roles", ())) if over else ()
+    return BoardFacts(
+        **drawn,
+        initials=tuple(initials(n) for n in names),
+        roles=tuple(str(r) for r in roles),
+    )
 
 
 @lru_cache(maxsize=CACHE_SIZE)
@@ -96,13 +124,13 @@ def cache_clear() -> None:
 # own rows only, and each showing only a few facts: a band is drawn and deflated once per
 # distinct value of those facts, and an image is its bands' deflated rows put end to end.
 # The winner's border runs down every band's sides, so every band shows the winner.
-_ROWS = ((0, 137), (137, 191), (191, 327), (327, 369), (369, HEIGHT))
+_ROWS = ((0, 137), (137, 191), (191, 327), (327, 386), (386, HEIGHT))
 _KEYS = (
     ("winner", "liberal"),
     ("winner", "draw", "tracker", "discard"),
     ("winner", "fascist", "powers", "veto"),
     ("winner", "players", "president", "chancellor", "in_office"),
-    ("winner", "players", "alive", "confirmed", "term_limited"),
+    ("winner", "players", "alive", "confirmed", "term_limited", "initials", "roles"),
 )
 _SHOWS = tuple(attrgetter(*fields) for fields in _KEYS)  # a band's key: the facts it shows
 _NOTHING = BoardFacts(0, (), 0, 0, 0, 0, 0, False, -1, -1, False, (), (), (), None)
@@ -162,9 +190,9 @@ _HEAD = (
 )
 
 
-@lru_cache(maxsize=4)
+@lru_cache(maxsize=8)
 def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
-    """Pillow's bundled default font, used for digits only."""
+    """Pillow's bundled default font, used for digits and Latin initials only."""
     try:
         return ImageFont.load_default(size=size)
     except (OSError, TypeError):  # Pillow built without FreeType: the small bitmap font
@@ -190,11 +218,11 @@ def _liberal_track(d: ImageDraw.ImageDraw, b: BoardFacts) -> None:
         box = (x0 + i * (CARD_W + GAP), y, x0 + i * (CARD_W + GAP) + CARD_W, y + CARD_H)
         if i < b.liberal:
             _card(d, box, LIB)
-            _dove(d, box)
+            icons.dove(d, box)
         else:
             d.rounded_rectangle(box, 10, fill=LIB_EMPTY, outline=LIB, width=3)
             if i == 4:
-                _flag(d, box, LIB)
+                icons.flag(d, box, LIB)
 
 
 def _fascist_track(d: ImageDraw.ImageDraw, b: BoardFacts) -> None:
@@ -206,16 +234,16 @@ def _fascist_track(d: ImageDraw.ImageDraw, b: BoardFacts) -> None:
         box = (x0 + i * (CARD_W + GAP), y, x0 + i * (CARD_W + GAP) + CARD_W, y + CARD_H)
         if i < b.fascist:
             _card(d, box, FAS)
-            _skull(d, box, BLACK, WHITE)
+            icons.fasces(d, box)
         else:
             d.rounded_rectangle(box, 10, fill=FAS_EMPTY, outline=FAS, width=3)
             power = b.powers[i] if i < len(b.powers) else None
             if i == 5:
-                _flag(d, box, FAS)
+                icons.flag(d, box, FAS)
             elif power:
-                _power(d, box, power)
+                icons.power(d, box, power)
         if i == 4:  # the veto unlocks with the fifth Fascist policy
-            _veto(d, (box[2] - 30, box[3] - 30, box[2] - 6, box[3] - 6), b.veto)
+            icons.veto(d, (box[2] - 30, box[3] - 30, box[2] - 6, box[3] - 6), b.veto)
 
 
 def _card(d: ImageDraw.ImageDraw, box: Box, colour: int) -> None:
@@ -249,127 +277,79 @@ def _pile(d: ImageDraw.ImageDraw, at: tuple[int, int], *, face_down: bool) -> No
         d.line((x1 + 22, y1 + 8, x1 + 6, y1 + 28), fill=BLACK, width=4)
 
 
-# ------------------------------------------------------------------------------ icons
-
-
-def _centre(box: Box) -> tuple[int, int]:
-    return (box[0] + box[2]) // 2, (box[1] + box[3]) // 2
-
-
-def _dove(d: ImageDraw.ImageDraw, box: Box) -> None:
-    cx, cy = _centre(box)
-    body = [(cx - 34, cy + 4), (cx - 6, cy - 4), (cx + 4, cy - 30), (cx + 14, cy - 2)]
-    body += [(cx + 34, cy - 10), (cx + 20, cy + 12), (cx - 4, cy + 20)]
-    d.polygon(body, fill=WHITE)
-
-
-def _skull(d: ImageDraw.ImageDraw, box: Box, ink: int, bone: int) -> None:
-    cx, cy = _centre(box)
-    d.ellipse((cx - 26, cy - 30, cx + 26, cy + 16), fill=bone)
-    d.rectangle((cx - 15, cy + 8, cx + 15, cy + 26), fill=bone)
-    d.ellipse((cx - 17, cy - 12, cx - 5, cy), fill=ink)
-    d.ellipse((cx + 5, cy - 12, cx + 17, cy), fill=ink)
-    for tx in (-7, 0, 7):
-        d.line((cx + tx, cy + 14, cx + tx, cy + 26), fill=ink, width=2)
-
-
-def _flag(d: ImageDraw.ImageDraw, box: Box, colour: int) -> None:
-    """The last slot: this party wins."""
-    cx, cy = _centre(box)
-    d.line((cx - 24, cy - 30, cx - 24, cy + 32), fill=BLACK, width=4)
-    for row in range(3):
-        for col in range(4):
-            x, y = cx - 22 + col * 12, cy - 30 + row * 12
-            d.rectangle((x, y, x + 11, y + 11), fill=BLACK if (row + col) % 2 else colour)
-
-
-def _power(d: ImageDraw.ImageDraw, box: Box, power: str) -> None:
-    cx, cy = _centre(box)
-    ink = DARK
-    if power == "investigate":  # a magnifying glass
-        d.ellipse((cx - 26, cy - 28, cx + 10, cy + 8), outline=ink, width=7)
-        d.line((cx + 6, cy + 4, cx + 26, cy + 26), fill=ink, width=10)
-    elif power == "special_election":  # a ballot going into a box
-        d.rectangle((cx - 28, cy - 4, cx + 28, cy + 28), fill=ink)
-        d.rectangle((cx - 14, cy - 32, cx + 14, cy + 2), fill=WHITE, outline=ink, width=3)
-        d.line((cx - 20, cy - 4, cx + 20, cy - 4), fill=FAS_EMPTY, width=3)
-    elif power == "peek":  # an eye
-        d.ellipse((cx - 34, cy - 18, cx + 34, cy + 18), fill=WHITE, outline=ink, width=5)
-        d.ellipse((cx - 12, cy - 12, cx + 12, cy + 12), fill=ink)
-    elif power == "execution":
-        _skull(d, box, FAS_EMPTY, ink)
-
-
-def _veto(d: ImageDraw.ImageDraw, box: Box, unlocked: bool) -> None:
-    """A prohibition sign: the veto; filled once unlocked."""
-    d.ellipse(box, fill=GOLD if unlocked else None, outline=BLACK, width=3)
-    d.line((box[0] + 5, box[3] - 5, box[2] - 5, box[1] + 5), fill=BLACK, width=3)
-
-
 # ------------------------------------------------------------------------------ seats
+
+SEAT_TOP, NUMBER_SIZE, INITIALS_SIZE, MARK = 392, 40, 32, 36  # marks: 1.5x the old digits
 
 
 def _seat_x(b: BoardFacts) -> int:
     return (WIDTH - b.players * SEAT_STEP) // 2 + (SEAT_STEP - TOKEN) // 2
 
 
+#: A seat's token at the end: its role's colour (fill, ring, number).
+_ROLE_TOKEN = {
+    LIBERAL: (LIB, WHITE, WHITE),
+    FASCIST: (FAS, WHITE, WHITE),
+    HITLER: (BLACK, RED_MARK, WHITE),
+}
+
+
 def _seats(d: ImageDraw.ImageDraw, b: BoardFacts) -> None:
-    """The tokens: numbers, deaths, confirmed not-Hitlers, term limits."""
-    x0, y = _seat_x(b), 370
+    """The tokens with their numbers, initials under them and a row of marks: dead (a red
+    cross), confirmed not Hitler (a tick), term-limited (a padlock); at the end, the roles."""
+    x0, y = _seat_x(b), SEAT_TOP
     for seat in range(b.players):
         x = x0 + seat * SEAT_STEP
         box = (x, y, x + TOKEN, y + TOKEN)
         alive = b.alive[seat] if seat < len(b.alive) else True
-        d.ellipse(box, fill=WHITE if alive else GREY, outline=LINE, width=3)
-        _digits(d, (x + TOKEN // 2, y + TOKEN // 2), seat + 1, 26, BLACK)
+        role = b.roles[seat] if seat < len(b.roles) else None
+        fill, ring, ink = _ROLE_TOKEN.get(role or "", (WHITE if alive else GREY, LINE, BLACK))
+        d.ellipse(box, fill=fill, outline=ring, width=6 if role == HITLER else 3)
+        _digits(d, (x + TOKEN // 2, y + TOKEN // 2 + 2), seat + 1, NUMBER_SIZE, ink)
+        if seat < len(b.initials) and b.initials[seat]:
+            d.text(
+                (x + TOKEN // 2, y + TOKEN + 22),
+                b.initials[seat],
+                fill=WHITE,
+                font=_font(INITIALS_SIZE),
+                anchor="mm",
+            )
         if not alive:
-            d.line((x + 6, y + 6, x + TOKEN - 6, y + TOKEN - 6), fill=RED_MARK, width=6)
-            d.line((x + TOKEN - 6, y + 6, x + 6, y + TOKEN - 6), fill=RED_MARK, width=6)
+            icons.cross(d, box, BLACK if fill == FAS else RED_MARK)
+        if role:  # the roles are out: a tick or a padlock would say nothing more
+            continue
+        marks = []
         if seat < len(b.confirmed) and b.confirmed[seat]:
-            _check(d, (x + TOKEN - 16, y + TOKEN - 16))
+            marks.append(icons.check)
         if seat in b.term_limited:
-            _veto(d, (x - 6, y + TOKEN - 20, x + 18, y + TOKEN + 4), False)
+            marks.append(icons.padlock)
+        for k, mark in enumerate(marks):
+            offset = 0 if len(marks) == 1 else (MARK // 2 + 2) * (2 * k - 1)
+            mark(d, (x + TOKEN // 2 + offset, y + TOKEN + 64), MARK)
 
 
 def _government(d: ImageDraw.ImageDraw, b: BoardFacts) -> None:
     """Above the tokens: the President's star and the Chancellor's diamond."""
-    x0, y = _seat_x(b), 370
+    x0 = _seat_x(b)
     for seat in range(b.players):
-        top = (x0 + seat * SEAT_STEP + TOKEN // 2, y - 22)
+        top = (x0 + seat * SEAT_STEP + TOKEN // 2, 358)
         if seat == b.president:
-            _star(d, top, filled=b.in_office)
+            icons.star(d, top, 25, filled=b.in_office)
         elif seat == b.chancellor:
-            _diamond(d, top, filled=b.in_office)
+            icons.diamond(d, top, 24, filled=b.in_office)
 
 
-def _check(d: ImageDraw.ImageDraw, at: tuple[int, int]) -> None:
-    x, y = at
-    d.ellipse((x - 4, y - 4, x + 22, y + 22), fill=GREEN, outline=WHITE, width=2)
-    d.line((x + 3, y + 9, x + 8, y + 15, x + 16, y + 3), fill=WHITE, width=4)
+def initials(name: str) -> str:
+    """Up to two capital letters for a seat's token, from a name's first two words: accents
+    dropped; a word with no Latin letter or digit gives none (the drawn font has only those,
+    and the caption names every seat by number)."""
+    letters = []
+    for word in unicodedata.normalize("NFKD", name).split():
+        first = next((c for c in word if c.isascii() and c.isalnum()), None)
+        if first:
+            letters.append(first.upper())
+    return "".join(letters[:2])
 
-
-def _star(d: ImageDraw.ImageDraw, c: tuple[int, int], *, filled: bool) -> None:
-    """The President (outlined: the candidate, before the vote)."""
-    points = [
-        (c[0] + (18 if k % 2 == 0 else 8) * _COS[k], c[1] + (18 if k % 2 == 0 else 8) * _SIN[k])
-        for k in range(10)
-    ]
-    d.polygon(points, fill=GOLD if filled else BG, outline=GOLD, width=3)
-
-
-def _diamond(d: ImageDraw.ImageDraw, c: tuple[int, int], *, filled: bool) -> None:
-    """The Chancellor (outlined: the nominee, before the vote)."""
-    x, y = c
-    points = [(x, y - 17), (x + 15, y), (x, y + 17), (x - 15, y)]
-    d.polygon(points, fill=PURPLE if filled else BG, outline=PURPLE, width=3)
-
-
-def _unit_circle() -> tuple[list[float], list[float]]:
-    angles = [-math.pi / 2 + k * math.pi / 5 for k in range(10)]
-    return [math.cos(a) for a in angles], [math.sin(a) for a in angles]
-
-
-_COS, _SIN = _unit_circle()
 
 _DRAW: tuple[Callable[[ImageDraw.ImageDraw, BoardFacts], None], ...] = (
     _liberal_track,

@@ -80,7 +80,10 @@ def goal_line(t: Translator, role: str) -> str:
 def role_text(t: Translator, table: Table, seat: int, data: dict[str, Any]) -> str:
     head, *knowledge = role_lines(t, table.names(), data)
     lines = [head, "", *knowledge, goal_line(t, data["role"])]
-    lines += ["", t._("Play in the group; I will write to you here when you need to choose.")]
+    if table.options.get("practice"):  # this chat is the table: there is no group
+        lines += ["", t._("🎓 The whole game is played here, against computer players.")]
+    else:
+        lines += ["", t._("Play in the group; I will write to you here when you need to choose.")]
     lines += ["", cheat_sheet(t, table)]
     return "\n".join(lines)
 

@@ -58,9 +58,22 @@ def role_keyboard(t: Translator, table: Table, group_id: int) -> InlineKeyboardM
         ]
     ]
     link = group_link(group_id, table.shown.get("board", table.shown.get("lobby")))
+    title = table.options.get("title")
     if link is not None:
         rows.append([InlineKeyboardButton(t._("↩️ Back to the game"), url=link)])
+    elif isinstance(title, str) and title:  # a basic group: no link, so its name
+        data = cb.game_data(table.gid, 0, cb.BACK)
+        short = title if len(title) <= 16 else title[:15] + "…"  # a label fits a phone
+        label = t._("↩️ The game: {group}", group=short)
+        rows.append([InlineKeyboardButton(label, callback_data=data)])
     return InlineKeyboardMarkup(rows)
+
+
+def back_alert(t: Translator, table: Table) -> str:
+    """The basic group's button, pressed: where the game is (an alert, 200 characters)."""
+    title = str(table.options.get("title") or "")
+    title = title if len(title) <= 64 else title[:63] + "…"  # Telegram allows 128
+    return t._("Your game is in the group “{group}”: open it from your chat list.", group=title)
 
 
 def rematch_keyboard(t: Translator, table: Table) -> InlineKeyboardMarkup:

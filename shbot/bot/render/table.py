@@ -12,7 +12,7 @@ from typing import Any
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
-from shbot.engine import FASCIST, LIBERAL, Kind, Phase
+from shbot.engine import FASCIST, LIBERAL, Condition, Kind, Phase
 from shbot.i18n import N_, Translator
 from shbot.table.model import Table
 
@@ -200,11 +200,27 @@ def round_text(t: Translator, table: Table) -> str:
         line = event_line(t, kind, data, names)
         if line:
             lines.append(line)
+        if kind == Kind.EXECUTED.value and not hitler_executed(table, data["target"]):
+            lines.append(
+                t._(
+                    "{player} was not Hitler: the game goes on.", player=name(names, data["target"])
+                )
+            )
     lines += [line for line in (claim_line(t, table, rnd),) if line]
     if game.round == rnd and not game.is_over:
         lines += ["", glance_line(t, table)]
         lines += [line for line in (prompt_line(t, table), waiting_line(t, table)) if line]
     return fit("\n".join(lines))
+
+
+def hitler_executed(table: Table, target: int) -> bool:
+    """Whether executing ``target`` ended the game by killing Hitler (public: the game ends
+    at once, R12, so it is the game's last execution); otherwise they were not Hitler."""
+    game = table.game
+    if game is None or not game.is_over or game.condition is not Condition.HITLER_EXECUTED:
+        return False
+    executions = [entry[2] for entry in game.history if entry[0] == "x"]
+    return bool(executions) and executions[-1] == target
 
 
 def glance_line(t: Translator, table: Table) -> str:
@@ -252,7 +268,8 @@ def mention(table: Table, seat: int) -> str:
 
 
 def waiting_line(t: Translator, table: Table) -> str | None:
-    """During a vote, who has voted and who has not — never how: "✅ Alice, Léa · ⏳ Mika".
+    """During a vote, how many and who have voted and who not — never how:
+    "🗳 2/3: ✅ Alice, Léa · ⏳ Mika".
     While a President nominates, who is term-limited."""
     game = table.game
     assert game is not None
@@ -276,7 +293,7 @@ def waiting_line(t: Translator, table: Table) -> str | None:
         parts.append("✅ " + t._(", ").join(light_name(names, s) for s in voted))
     if waiting:
         parts.append("⏳ " + t._(", ").join(light_name(names, s) for s in waiting))
-    return " · ".join(parts)
+    return f"🗳 {len(voted)}/{len(living)}: " + " · ".join(parts)
 
 
 def prompt_line(t: Translator, table: Table) -> str | None:
