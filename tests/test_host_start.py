@@ -77,7 +77,10 @@ async def test_an_api_url_with_a_wrong_path_is_named_not_the_token(tmp_path: Pat
         wrong = f"{api}/telegram"  # the server answers 404 to /telegram/bot<token>/getMe
         status, output = await run_to_the_end(tmp_path, BOT_TOKEN=TOKEN, SHBOT_API_URL=wrong)
     assert status == 2
-    last = assert_one_clear_line(output, f"shbot: SHBOT_API_URL: {wrong} answered 404 Not Found")
+    last = assert_one_clear_line(output, f"shbot: SHBOT_API_URL: {wrong} answered ")
+    # PTB 22.1+ sees the 404; 22.0 sees the HTML page that is not JSON: either is named.
+    assert "404 Not Found" in last or "not JSON" in last, last
+    assert "no Bot API server there" in last
     assert "BOT_TOKEN" not in last and TOKEN not in output
 
 

@@ -287,7 +287,8 @@ async def wait_for_bot_api(
             delay = min(delay * 2, BACKOFF_MAX)
         except TelegramError as exc:
             raise StartupError(
-                f"SHBOT_API_URL: the Bot API at {config.api_url} answered getMe with an "
+                start_guards.getme_refused(config, exc)
+                or f"SHBOT_API_URL: the Bot API at {config.api_url} answered getMe with an "
                 f"error: {exc.message}"
             ) from None
         log.warning(

@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable
 
 from telegram import Bot, Update
-from telegram.error import Conflict, InvalidToken, TelegramError
+from telegram.error import Conflict, TelegramError
 from telegram.ext import ApplicationHandlerStop, CallbackContext
 
 from .config import TELEGRAM_API, Config
@@ -76,22 +76,26 @@ def conflict_line(message: str) -> str:
     )
 
 
-def getme_refused(config: Config, error: InvalidToken) -> str | None:
-    """The line for a 404 on ``getMe`` from a server other than Telegram's, else None.
+def getme_refused(config: Config, error: TelegramError) -> str | None:
+    """The line for a ``getMe`` that no Bot API would answer so, else None.
 
     Telegram answers 401 to a well-formed token it does not know (and our check only lets
-    well-formed tokens through); a 404 means the address is not a Bot API server.
+    well-formed tokens through). A 404, or an answer that is not JSON at all (an HTML page),
+    from a server other than Telegram's means the address is not a Bot API server. PTB
+    reports the first as a rejected token (22.1+) and the second as an invalid response.
     """
-    messages = []
+    details, not_json = [], False
     cause: BaseException | None = error
     while cause is not None:  # PTB re-raises the HTTP answer as "token was rejected"
-        messages.append(cause.message if isinstance(cause, TelegramError) else str(cause))
+        details.append(cause.message if isinstance(cause, TelegramError) else str(cause))
+        not_json = not_json or isinstance(cause, ValueError)  # JSONDecodeError
         cause = cause.__cause__
-    not_found = any(m.startswith("Not Found") for m in messages)
-    if config.api_url.rstrip("/") == TELEGRAM_API or not not_found:
+    not_found = any(d.startswith("Not Found") for d in details)
+    if config.api_url.rstrip("/") == TELEGRAM_API or not (not_found or not_json):
         return None
+    answer = "404 Not Found" if not_found else "something that is not JSON"
     return (
-        f"SHBOT_API_URL: {config.api_url} answered 404 Not Found to getMe: no Bot API server "
+        f"SHBOT_API_URL: {config.api_url} answered {answer} to getMe: no Bot API server "
         f"there (the bot calls {config.api_url.rstrip('/')}/bot<token>/getMe); check the "
         "address and its path"
     )

@@ -16,6 +16,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any, cast
 
 import redis
 
@@ -45,9 +46,15 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def _client(url: str, **options: Any) -> redis.Redis:
+    """``Redis.from_url``, typed the same under every redis-py the ranges allow (5.0 types
+    it as returning None)."""
+    return cast(redis.Redis, redis.Redis.from_url(url, **options))
+
+
 def answers(url: str, timeout: float = 0.5) -> bool:
     """Whether a Redis at ``url`` replies to PING right now."""
-    client = redis.Redis.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout)
+    client = _client(url, socket_timeout=timeout, socket_connect_timeout=timeout)
     try:
         return bool(client.ping())
     except redis.RedisError:
@@ -101,7 +108,7 @@ def redis_url() -> Iterator[tuple[str, str]]:
 
 def key_sizes(url: str, prefix: str) -> dict[str, int]:
     """MEMORY USAGE (bytes, exact: ``SAMPLES 0``) of every key under ``prefix``."""
-    client = redis.Redis.from_url(url, decode_responses=True)
+    client = _client(url, decode_responses=True)
     try:
         keys = list(client.scan_iter(match=prefix + "*", count=1000))
         pipe = client.pipeline(transaction=False)
@@ -115,7 +122,7 @@ def key_sizes(url: str, prefix: str) -> dict[str, int]:
 
 def delete_prefix(url: str, prefix: str) -> None:
     """Remove every key under ``prefix`` (the bench leaves an external Redis clean)."""
-    client = redis.Redis.from_url(url)
+    client = _client(url)
     try:
         keys = list(client.scan_iter(match=prefix + "*", count=1000))
         for i in range(0, len(keys), 1000):
