@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from shbot.bot.render.picture import HEIGHT, WIDTH
 from shbot.engine import Kind
 from shbot.i18n import translator
 from shbot.table import Table
@@ -141,7 +142,7 @@ def test_the_board_svg_draws_the_public_facts_only() -> None:
     table = list(simulate(10, 2))[40]
     svg = views.public(EN, table)["board"]
     assert svg.startswith("<svg") and svg.endswith("</svg>")
-    assert 'viewBox="0 0 800 460"' in svg
+    assert f'viewBox="0 0 {WIDTH} {HEIGHT}"' in svg  # the picture's canvas
     for seat in range(1, 11):
         assert f">{seat}</text>" in svg
 
