@@ -42,7 +42,8 @@ class Bench:
         key = (chat_id, table.gid, seat)
         found = self.agents.get(key)
         if found is None:
-            assert table.game is not None
+            if table.game is None or not 0 <= seat < table.game.n:
+                raise Refusal("stale")  # a seat of another game
             found = self.agents[key] = AGENTS[KIND](random.Random())
             found.reset(seat, seats.SeatView(table.game))
         return found
@@ -119,13 +120,20 @@ async def on_turn(context: ContextTypes.DEFAULT_TYPE) -> None:
     gid = str(d["gid"])
 
     def move(tb: Table) -> Outcome:
+        # A move is keyed to the game it was armed for: one left from a cancelled game
+        # must not even build an agent for a seat of the next one (it may not exist).
+        if tb.gid != gid or tb.game is None:
+            raise Refusal("stale")
         if "sight" in d:  # a claim after a session, an investigation or a peek
             k = str(d["sight"])
-            if k not in tb.talk.get("sights", {}):
+            if k not in computer_talk.due(tb):
                 raise Refusal("stale")
             speaker = int(tb.talk["sights"][k][0])
             return computer_talk.speak(tb, gid, k, agents.agent(chat_id, tb, speaker))
-        return seats.act(tb, gid, int(d["step"]), int(d["seat"]), agents.agent(chat_id, tb, seat))
+        step = int(d["step"])
+        if tb.step != step or seat not in seats.pending(tb):
+            raise Refusal("stale")
+        return seats.act(tb, gid, step, seat, agents.agent(chat_id, tb, seat))
 
     try:
         await svc.commit.run(chat_id, move)

@@ -1,0 +1,96 @@
+"""Computer seats through the real Application and the fake Bot API: their moves are keyed
+to the game they were armed for, and a computer standing in for a person talks for the
+seat (the absent person is not asked)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from shbot.bot import callbacks as cb
+from shbot.engine import Phase
+from shbot.storage import Store
+from shbot.table import seats
+from tests.botplay import Bot, button_data, lobby_message, open_game, press_move, running_bot
+from tests.fake_telegram import FakeChat
+from tests.harness import FakeUser, make_users
+from tests.seatplay import human_turn, robot_jobs, slow_computers
+
+
+async def start_with_computers(
+    bot: Bot, people: list[FakeUser], computers: int, group: FakeChat | None = None
+) -> FakeChat:
+    group = await open_game(bot, people, group=group, seed=5, start=False)
+    await bot.h.command(people[0], group, f"/addbot {computers}")
+    await bot.settle()
+    lobby = lobby_message(bot, group)
+    await bot.h.press(people[0], lobby, data=button_data(lobby, cb.START))
+    await bot.settle()
+    return group
+
+
+async def until_vote(bot: Bot, group: FakeChat, people: list[FakeUser]) -> None:
+    """Play (computer jobs one at a time, the person's first option) up to a vote."""
+    users = {u.id: u for u in people}
+    for _ in range(20):
+        table = await bot.table(group)
+        assert table is not None and table.game is not None
+        if table.game.phase is Phase.VOTE:
+            return
+        jobs = robot_jobs(bot, group.id)
+        if jobs:
+            jobs[0].schedule_removal()
+            await jobs[0].run(bot.app)
+            await bot.settle()
+            continue
+        turn = await human_turn(bot, group, users)
+        assert turn is not None
+        await press_move(bot, turn, *turn.options[0])
+    raise AssertionError("no vote")
+
+
+async def test_moves_armed_for_a_cancelled_game_do_nothing_in_the_next_one(store: Store) -> None:
+    """A 10-player game's pending computer ballots (seats up to 9) fire after the group
+    cancelled it and started a 5-player game: they are refused, nothing crashes, and the
+    new game does not move."""
+    async with running_bot(store) as bot:
+        slow_computers(bot)
+        people = make_users(1)
+        group = await start_with_computers(bot, people, 9)
+        await until_vote(bot, group, people)
+        old = await bot.table(group)
+        assert old is not None and old.game is not None and old.game.n == 10
+        stale = robot_jobs(bot, group.id)
+        armed = [j.data for j in stale]
+        assert any(int(d["seat"]) >= 5 for d in armed), armed
+        await bot.h.command(people[0], group, "/cancelgame")
+        await bot.settle()
+        confirm = bot.h.last(group)
+        await bot.h.press(people[0], confirm, data=button_data(confirm, cb.CANCEL_YES))
+        await bot.settle()
+        assert await bot.table(group) is None
+        group = await start_with_computers(bot, people, 4, group)
+        new = await bot.table(group)
+        assert new is not None and new.game is not None and new.game.n == 5
+        before = (new.gid, new.step, new.game.to_dict())
+        for job in stale:
+            await job.run(bot.app)  # fires late, whatever the queue thought of it
+            await bot.settle()
+        after = await bot.table(group)
+        assert after is not None and after.game is not None
+        assert (after.gid, after.step, after.game.to_dict()) == before
+        # A claim move of the old game (its sight keys exist in any game) is refused too.
+        data: dict[str, Any] = {"chat": group.id, "gid": old.gid, "sight": "1:drawn"}
+        assert bot.app.job_queue is not None
+        job = bot.app.job_queue.run_once(robots_on_turn(), 1e6, data=data, name="stale-claim")
+        await job.run(bot.app)
+        await bot.settle()
+        again = await bot.table(group)
+        assert again is not None and again.talk.get("claims", {}) == after.talk.get("claims", {})
+        assert seats.pending(again) == seats.pending(after)
+        bot.h.assert_no_errors()
+
+
+def robots_on_turn() -> Any:
+    from shbot.bot import robots
+
+    return robots.on_turn
