@@ -7,13 +7,17 @@ from __future__ import annotations
 from typing import Any
 
 from shbot.bot import callbacks as cb
+from shbot.bot import robots
 from shbot.engine import Phase
 from shbot.storage import Store
 from shbot.table import seats
 from tests.botplay import Bot, button_data, lobby_message, open_game, press_move, running_bot
+from tests.botrestart import StoreFactory, reopen, restartable_bot
 from tests.fake_telegram import FakeChat
 from tests.harness import FakeUser, make_users
 from tests.seatplay import human_turn, robot_jobs, slow_computers
+
+__all__ = ["reopen"]  # the fixture, imported for this module's tests
 
 
 async def start_with_computers(
@@ -28,13 +32,14 @@ async def start_with_computers(
     return group
 
 
-async def until_vote(bot: Bot, group: FakeChat, people: list[FakeUser]) -> None:
-    """Play (computer jobs one at a time, the person's first option) up to a vote."""
+async def until_vote(bot: Bot, group: FakeChat, people: list[FakeUser], claims: int = 0) -> None:
+    """Play (computer jobs one at a time, the person's first option) up to a vote after
+    at least ``claims`` claims."""
     users = {u.id: u for u in people}
-    for _ in range(20):
+    for _ in range(40 + 20 * claims):
         table = await bot.table(group)
-        assert table is not None and table.game is not None
-        if table.game.phase is Phase.VOTE:
+        assert table is not None and table.game is not None and not table.game.is_over
+        if table.game.phase is Phase.VOTE and len(table.talk.get("claims", {})) >= claims:
             return
         jobs = robot_jobs(bot, group.id)
         if jobs:
@@ -91,6 +96,36 @@ async def test_moves_armed_for_a_cancelled_game_do_nothing_in_the_next_one(store
 
 
 def robots_on_turn() -> Any:
-    from shbot.bot import robots
-
     return robots.on_turn
+
+
+def mind(agent: Any) -> dict[str, Any]:
+    """Everything an agent remembers (its dice are rolled afresh for each decision)."""
+    return {k: v for k, v in vars(agent).items() if k != "rng"}
+
+
+async def test_after_a_restart_computer_players_remember_the_whole_game(
+    reopen: StoreFactory,
+) -> None:
+    """Computers that played several rounds (claims included), then a crash: the new
+    process's agents, built from the stored table, remember exactly what the old ones did."""
+    async with restartable_bot(reopen) as (restarts, bot):
+        slow_computers(bot)
+        people = make_users(1)
+        group = await start_with_computers(bot, people, 6)
+        await until_vote(bot, group, people, claims=4)
+        table = await bot.table(group)
+        assert table is not None and table.game is not None
+        computers = [s for s in range(table.game.n) if seats.computer_seat(table, s)]
+        old = robots.bench(bot.app)
+        before = {s: mind(old.agent(group.id, table, s)) for s in computers}
+        assert any(any(m["susp"]) for m in before.values()), "nothing to remember yet"
+        await restarts.restart(bot, crash=True)
+        slow_computers(bot)
+        new = robots.bench(bot.app)
+        assert new is not old and not new.agents
+        table = await bot.table(group)
+        assert table is not None
+        after = {s: mind(new.agent(group.id, table, s)) for s in computers}
+        assert after == before
+        restarts.assert_no_errors(bot)

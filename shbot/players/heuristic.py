@@ -34,6 +34,7 @@ from shbot.engine import (
 )
 from shbot.engine.claims import Claim, ClaimKind
 
+from .dice import Dice
 from .reader import KNOWN, Reader
 from .talk import ClaimRequest, stated
 from .view import GameView
@@ -67,6 +68,10 @@ PULL = 1.0
 """How much a Fascist President prefers a teammate as chancellor."""
 
 
+_LABELS = {"Nominate": 2, "Discard": 3, "Enact": 4, "ProposeVeto": 4, "AnswerVeto": 5}
+"""Each kind of decision rolls its own dice (powers: 9, plus the number of choices)."""
+
+
 class HeuristicAgent(Reader):
     """Plays for its team with simple, cheap rules (see the module docstring)."""
 
@@ -82,6 +87,7 @@ class HeuristicAgent(Reader):
     # ---------------------------------------------------------------- ballots
 
     def ballot(self, game: GameView, seat: int) -> bool:
+        self._roll(1)
         p, c = self.president, self.chancellor
         if self.role != LIBERAL and c == self.hitler and self.fascist >= 3:
             return True  # electing Hitler wins
@@ -114,6 +120,7 @@ class HeuristicAgent(Reader):
     def act(self, game: GameView, seat: int) -> Action:
         acts = game.legal_actions(seat)
         first = acts[0]
+        self._roll(_LABELS.get(type(first).__name__, 9), len(acts))
         if isinstance(first, Nominate):
             return self._pick(acts, self._nominee_key)
         if isinstance(first, Discard):
@@ -226,6 +233,7 @@ class HeuristicAgent(Reader):
     def claim(self, game: GameView, request: ClaimRequest) -> Claim:
         """The truth as a Liberal; as a Fascist, whatever covers the team's play."""
         kind = request.kind
+        self.rng = Dice(self.seed, self.seat, request.round, 20 + list(ClaimKind).index(kind))
         if kind is ClaimKind.INVESTIGATED:
             return self._claim_investigation(game, request)
         if kind is ClaimKind.PEEKED:

@@ -17,42 +17,35 @@ Everything here is a few dict and list updates per event: the bot calls it in ha
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
-from shbot.engine import FASCIST, HITLER, LIBERAL, Event, Kind
+from shbot.engine import FASCIST, HITLER, LIBERAL, Discard, Event, Kind
 from shbot.engine.claims import Claim, ClaimKind
 
+from .dice import Dice
 from .view import GameView
+from .weights import (
+    ACCUSED,
+    ADMIT,
+    CLEARED,
+    CONFLICT,
+    ENACT_F,
+    ENACT_L,
+    KNOWN,
+    LIE,
+    LUCK,
+    SILENT,
+    VOTE_BAD,
+    VOTE_F,
+    VOTE_L,
+)
 
-__all__ = ["KNOWN", "Reader", "contains"]
+__all__ = ["KNOWN", "Memory", "Reader", "contains"]
 
-KNOWN = 10.0
-"""Score of a seat whose party this seat knows: +KNOWN Fascist, -KNOWN trusted."""
-ENACT_F = 0.8
-"""Suspicion for each member of a government that enacted a Fascist policy."""
-ENACT_L = 0.6
-"""Trust earned by each member of a government that enacted a Liberal policy."""
-VOTE_F = 0.3
-"""Suspicion for a Ja vote on a government that then enacted a Fascist policy."""
-VOTE_L = 0.5
-"""Suspicion for a Nein vote on a government that then enacted a Liberal policy."""
-VOTE_BAD = 0.4
-"""Suspicion for a Ja vote on a government with a seat this one knows is Fascist."""
-CONFLICT = 2.0
-"""Suspicion for both sides of claims that cannot both be true."""
-LIE = 5.0
-"""Suspicion for a claim that contradicts the public record by itself."""
-ADMIT = 3.0
-"""Suspicion for a claim that admits a Fascist play (discarded or skipped a Liberal)."""
-LUCK = 0.5
-"""Suspicion taken back from a government whose claims say it had only Fascist tiles."""
-SILENT = 0.5
-"""Suspicion for saying nothing after a Fascist policy."""
-ACCUSED = 2.5
-"""Suspicion for a seat a trusted President says is Fascist (scaled by that trust)."""
-CLEARED = 1.0
-"""Trust for a seat a trusted President says is Liberal (scaled by that trust)."""
+Memory = Event | Claim | Discard
+"""One thing a seat took in, in order: an event it was shown, a public claim, or its own
+discard as President (the one choice of a seat the engine's events do not repeat)."""
 
 
 def contains(big: str, small: str) -> bool:
@@ -66,8 +59,14 @@ class Reader:
     observes = True
 
     def __init__(self, rng: random.Random | None = None) -> None:
-        self.rng = rng or random.Random()
+        self.seed = (rng or random.Random()).getrandbits(64)
+        self.rng = Dice(self.seed)
         self._clear(-1, 0)
+
+    def _roll(self, *key: int) -> None:
+        """Fresh dice for one decision, from the seed, the seat, the round and ``key``
+        alone (:mod:`shbot.players.dice`): a rebuilt agent rolls the same numbers."""
+        self.rng = Dice(self.seed, self.seat, self.round, *key)
 
     def _clear(self, seat: int, n: int) -> None:
         """Forget everything: a new game (or a resumed one) starts from the views."""
@@ -102,7 +101,33 @@ class Reader:
 
     # ---------------------------------------------------------------- memory
 
+    def recall(self, seat: int, game: GameView, past: Iterable[Memory]) -> None:
+        """Play ``seat`` of a game in progress, remembering ``past`` — every event the seat
+        was shown, the public claims and its own discards, in the order they came — so that
+        it decides exactly as an agent that watched from the start (same seed)."""
+        self.reset(seat, game)
+        n = self.n
+        self.known, self.alive, self.confirmed = {}, [True] * n, [False] * n
+        self.liberal = self.fascist = self.tracker = self.round = 0
+        self.president = self.chancellor = -1
+        self.hand = []
+        self.remember(past)
+
+    def remember(self, past: Iterable[Memory]) -> None:
+        """Take in more of the seat's record (see :meth:`recall`), in order."""
+        for item in past:
+            if isinstance(item, Claim):
+                self.hear((item,))
+            elif isinstance(item, Discard):
+                passed = list(self.drawn)
+                if item.policy in passed:
+                    passed.remove(item.policy)
+                self.passed = passed
+            else:
+                self.observe((item,))
+
     def reset(self, seat: int, game: GameView) -> None:
+        """Start playing ``seat`` from the views alone (a new game: nothing to remember)."""
         mine = game.private_view(seat)
         board = game.public_view()
         self._clear(seat, board["players"])
@@ -128,7 +153,9 @@ class Reader:
 
     def observe(self, events: Sequence[Event]) -> None:
         for kind, data, _ in events:
-            if kind is Kind.ROUND_STARTED:
+            if kind is Kind.GAME_STARTED:
+                self.fascist = int(data.get("fascist", 0))  # a rebalanced game's preset
+            elif kind is Kind.ROUND_STARTED:
                 self.round, self.president, self.chancellor = (
                     data["round"],
                     data["president"],
