@@ -73,6 +73,7 @@ class GameResult:
     actions: int
     events: list[Event] = field(default_factory=list)
     claims: list[Claim] = field(default_factory=list)
+    asked: list[ClaimRequest] = field(default_factory=list)  # what each claim answered
 
 
 def parse_players(text: str) -> list[int]:
@@ -184,6 +185,7 @@ def play(
     decide = _Timed(timings) if timings is not None else None
     actions = 0
     said: list[Claim] = []
+    asked: list[ClaimRequest] = []
     while not game.is_over:
         if past is not None and rebuild is not None:
             for s in range(players):
@@ -229,12 +231,13 @@ def play(
                 for r in requests
             ]
             said.extend(claims)
+            asked.extend(requests)
             if past is not None:
                 past.extend(claims)
             for _, agent in watchers:
                 tell(agent, claims)
     result = _result(game, seed, actions, record)
-    result.claims = said
+    result.claims, result.asked = said, asked
     return result
 
 

@@ -32,7 +32,7 @@ from typing import Protocol
 from shbot.engine import Action, Event, ProposeVeto
 from shbot.engine.claims import Claim
 
-from .heuristic import HeuristicAgent
+from .heuristic import CounterAgent, HeuristicAgent
 from .reader import Memory
 from .talk import ClaimRequest, random_claim
 from .view import GameView
@@ -172,5 +172,6 @@ class RandomAgent:
 AGENTS: dict[str, AgentFactory] = {
     "random": RandomAgent,
     "heuristic": HeuristicAgent,
+    "counter": CounterAgent,
 }
 """Agent kinds by name (the CLI's ``--agents`` and the bot's AI seats use these names)."""

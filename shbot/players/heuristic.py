@@ -39,7 +39,7 @@ from .reader import KNOWN, Reader
 from .talk import ClaimRequest, stated
 from .view import GameView
 
-__all__ = ["HeuristicAgent"]
+__all__ = ["COUNTER", "CounterAgent", "HeuristicAgent"]
 
 Targeted = Nominate | Investigate | SpecialElection | Execute
 """Actions whose second field is a target seat."""
@@ -270,3 +270,21 @@ class HeuristicAgent(Reader):
             elif self.fascist_player and self.rng.random() < FRAME:
                 party = FASCIST  # frame a Liberal
         return stated(request, party=party)
+
+
+COUNTER = 2.0
+"""Suspicion the counter player adds to a President who claims three Fascist tiles."""
+
+
+class CounterAgent(HeuristicAgent):
+    """The heuristic plus the simple counter a seasoned group would find first: as a
+    Liberal, distrust any President who claims 🔴🔴🔴. The tournament plays it to measure
+    how much that rule gains (it should gain little: a tell the players do not have)."""
+
+    def hear(self, claims: Sequence[Claim]) -> None:
+        super().hear(claims)
+        if self.role != LIBERAL:
+            return
+        for claim in claims:
+            if claim.kind is ClaimKind.DRAWN and claim.policies == FASCIST * 3:
+                self._add(claim.seat, COUNTER)
