@@ -34,6 +34,7 @@ from shbot.engine import (
 )
 from shbot.engine.claims import Claim, ClaimKind
 
+from .bluff import drawn_claim, investigation_claim, received_claim
 from .dice import Dice
 from .reader import KNOWN, Reader
 from .talk import ClaimRequest, stated
@@ -58,10 +59,13 @@ HITLER_DESPERATE = 1.0
 """How much of that tolerance applies to the Hitler risk."""
 FORCE = 1.0
 """How often a Fascist President passes two Fascist tiles to a Liberal (and claims FFF)."""
-BOLD = 0.8
+BOLD = 0.9
 """How often a Fascist Chancellor enacts Fascist over a Liberal's Liberal tile (and lies)."""
-FRAME = 0.7
-"""How often a Fascist who investigated a Liberal says they are Fascist."""
+HITLER_CHEAT = 0.35
+"""How often Hitler makes the Fascist play (people: a Liberal discarded in 40 % of his
+presidencies that drew both kinds)."""
+CLEAR = 0.33
+"""How often a Fascist investigates a teammate (to "clear" them), as people do."""
 BLEND = 0.9
 """How often a Fascist votes on a government without teammates as a Liberal would."""
 PULL = 1.0
@@ -133,7 +137,9 @@ class HeuristicAgent(Reader):
             return AnswerVeto(seat, bool(self.passed) and bad not in self.passed)
         if isinstance(first, Investigate):
             if self.role != LIBERAL:
-                return self._pick(acts, lambda t: KNOWN if t in self.team else -self._looks(t))
+                clear = self.fascist_player and self.rng.random() < CLEAR
+                mate = -KNOWN if clear else KNOWN  # a teammate, to clear them (or never)
+                return self._pick(acts, lambda t: mate if t in self.team else -self._looks(t))
             return self._pick(acts, lambda t: KNOWN if t in self.known else -self.score(t))
         if isinstance(first, SpecialElection):
             if self.fascist_player:
@@ -188,8 +194,8 @@ class HeuristicAgent(Reader):
         if self.fascist >= 5:
             return True  # one more Fascist policy wins
         if self.role == HITLER:
-            return False  # Hitler earns trust
-        if partner:
+            chance = HITLER_CHEAT  # Hitler mostly earns trust
+        elif partner:
             return True  # a partner covers the claims
         if self.fascist == 2:
             chance += 0.2  # the third Fascist policy opens Hitler's road
@@ -231,45 +237,29 @@ class HeuristicAgent(Reader):
     # ---------------------------------------------------------------- claims
 
     def claim(self, game: GameView, request: ClaimRequest) -> Claim:
-        """The truth as a Liberal; as a Fascist, whatever covers the team's play."""
+        """The truth as a Liberal (or nothing); as a Fascist, a mixed strategy that covers
+        the team's play (:mod:`shbot.players.bluff`)."""
         kind = request.kind
         self.rng = Dice(self.seed, self.seat, request.round, 20 + list(ClaimKind).index(kind))
         if kind is ClaimKind.INVESTIGATED:
-            return self._claim_investigation(game, request)
+            party = self._seen_party(game, request.target)
+            return request.none() if party is None else investigation_claim(self, request, party)
         if kind is ClaimKind.PEEKED:
             return stated(request, self.my_peek) if self.my_peek else request.none()
         if kind is ClaimKind.DRAWN:
-            if not self.drawn:
-                return request.none()
-            if self.role != LIBERAL and LIBERAL in self.drawn:
-                covered = self.enacted == FASCIST and self.gov[1] in self.partners
-                if LIBERAL not in self.passed or covered:
-                    return stated(request, FASCIST * 3)  # cover the discarded Liberal tile
-            return stated(request, self.drawn)
+            return drawn_claim(self, request)
         if kind is ClaimKind.RECEIVED:
-            if not self.received:
-                return request.none()
-            if self.role != LIBERAL and self.enacted == FASCIST and LIBERAL in self.received:
-                return stated(request, FASCIST * 2)  # cover the skipped Liberal tile
-            return stated(request, self.received)
+            return received_claim(self, request)
         return request.none()
 
-    def _claim_investigation(self, game: GameView, request: ClaimRequest) -> Claim:
-        target = request.target
+    def _seen_party(self, game: GameView, target: int | None) -> str | None:
         if target is None:
-            return request.none()
+            return None
         party = self.known.get(target)
         if party is None:
             found = game.private_view(self.seat).get("investigations", {})
             party = found.get(target) or found.get(str(target))
-        if party is None:
-            return request.none()
-        if self.role != LIBERAL:
-            if target in self.team:
-                party = LIBERAL  # cover a teammate
-            elif self.fascist_player and self.rng.random() < FRAME:
-                party = FASCIST  # frame a Liberal
-        return stated(request, party=party)
+        return party
 
 
 COUNTER = 2.0

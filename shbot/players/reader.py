@@ -21,7 +21,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from shbot.engine import FASCIST, HITLER, LIBERAL, Discard, Event, Kind
-from shbot.engine.claims import Claim, ClaimKind
+from shbot.engine.claims import FACT_KINDS, Claim, ClaimKind, Fact
 
 from .dice import Dice
 from .view import GameView
@@ -93,6 +93,8 @@ class Reader:
         self.ballots: list[int | None] = []
         self.sessions: dict[int, list[Any]] = {}
         self.claimed_party: dict[int, tuple[int, str]] = {}
+        self.facts: list[Fact] = []  # the public record the table's conflict flags read
+        self.said: list[Claim] = []  # every claim heard, this seat's own included
 
     @property
     def truthful(self) -> bool:
@@ -152,7 +154,10 @@ class Reader:
         self.hand = list(mine.get("hand", ()))
 
     def observe(self, events: Sequence[Event]) -> None:
-        for kind, data, _ in events:
+        for event in events:
+            kind, data, to = event
+            if to is None and kind in FACT_KINDS:
+                self.facts.append(Fact(data.get("round", self.round), event))
             if kind is Kind.GAME_STARTED:
                 self.fascist = int(data.get("fascist", 0))  # a rebalanced game's preset
             elif kind is Kind.ROUND_STARTED:
@@ -195,6 +200,8 @@ class Reader:
                 self.confirmed[data["seat"]] = True
             elif kind is Kind.INVESTIGATION_RESULT:
                 self.known[data["target"]] = data["party"]
+                if self.role == HITLER and data["party"] == FASCIST:
+                    self._prove(data["target"])  # Hitler has found a teammate
             elif kind is Kind.PEEK_RESULT:
                 self.my_peek = list(data["policies"])
             elif kind is Kind.EXECUTED:
@@ -267,6 +274,7 @@ class Reader:
     def hear(self, claims: Sequence[Claim]) -> None:
         """Weigh public claims against the record and against what this seat saw."""
         for claim in claims:
+            self.said.append(claim)
             if claim.seat == self.seat:
                 continue
             kind = claim.kind
