@@ -33,10 +33,10 @@ QUIET_PRESIDENT = {LIBERAL: 0.05, FASCIST: 0.03, HITLER: 0.04}
 QUIET_CHANCELLOR = {LIBERAL: 0.10, FASCIST: 0.14, HITLER: 0.10}
 
 # A Fascist-team President's claim, by what it did (weights, normalized when drawn):
-COVER = {"FFF": 0.45, "frame": 0.3, "truth": 0.25}
+COVER = {"FFF": 0.4, "frame": 0.15, "truth": 0.45}
 """Discarded a Liberal over a Fascist: claim 🔴🔴🔴 (the cover), frame the Chancellor (a
 hand the Chancellor's two do not fit), or admit it (the truth)."""
-FRAME_FFF = 0.85
+FRAME_FFF = 0.95
 """Drew 🔴🔴🔴 and passed 🔴🔴 to a Liberal: how often to claim 🔴🔴🔵 instead ("I passed
 you a Liberal") — the frame that keeps 🔴🔴🔴 claims from marking Fascists."""
 SHIELD = 0.85

@@ -36,7 +36,8 @@ from shbot.engine.claims import Claim, ClaimKind
 
 from .bluff import drawn_claim, investigation_claim, received_claim
 from .dice import Dice
-from .reader import KNOWN, Reader
+from .listener import Listener
+from .reader import KNOWN
 from .talk import ClaimRequest, stated
 from .view import GameView
 
@@ -45,12 +46,18 @@ __all__ = ["COUNTER", "CounterAgent", "HeuristicAgent"]
 Targeted = Nominate | Investigate | SpecialElection | Execute
 """Actions whose second field is a target seat."""
 
-DISTRUST = 1.5
-"""Ballot threshold: a Liberal votes Nein when a candidate's score reaches this."""
-HITLER_RISK = {5: 0.8, 6: 0.0, 7: 1.0, 8: 0.3, 9: 1.5, 10: 0.8}
+DISTRUST = {5: 5.6, 6: 5.6, 7: 4.25, 8: 5.6, 9: 3.56, 10: 3.56}
+"""Ballot threshold by player count: a Liberal votes Nein when a candidate's score reaches
+this (with HITLER_RISK, the knobs that balance each table size against people's rates)."""
+HITLER_RISK = {5: -0.1, 6: -1.5, 7: 0.7, 8: 0.0, 9: 0.3, 10: -0.1}
 """Extra distrust, once 3 Fascist policies are out, for a chancellor who might be Hitler,
 by player count: the one knob calibrated so that neither side of the heuristic wins far
 more than half the games at any table size (docs/players.md)."""
+SLIP = {5: 0.1, 6: 0.1, 7: 0.15, 8: 0.1, 9: 0.1, 10: 0.1}
+"""How often a Liberal votes against its own reading, by player count: people misjudge,
+and this (with DISTRUST and HITLER_RISK) balances each size against people's rates."""
+HITLER_BAR = 1.5
+"""Ballot threshold for a chancellor who might be Hitler, once Hitler can win."""
 TRUST_FLOOR = -1.0
 """Trust beyond this does not lower the Hitler risk of an unconfirmed chancellor."""
 DESPERATE = 3.0
@@ -61,12 +68,16 @@ FORCE = 1.0
 """How often a Fascist President passes two Fascist tiles to a Liberal (and claims FFF)."""
 BOLD = 0.9
 """How often a Fascist Chancellor enacts Fascist over a Liberal's Liberal tile (and lies)."""
-HITLER_CHEAT = 0.35
+HUNT = 0.2
+"""How much a Liberal's shot follows the belief over who is Hitler (beside suspicion)."""
+HUNT_VOTE = 0.5
+"""How much a Liberal's vote on a chancellor, once Hitler can win, follows that belief."""
+HITLER_CHEAT = 0.2
 """How often Hitler makes the Fascist play (people: a Liberal discarded in 40 % of his
 presidencies that drew both kinds)."""
 CLEAR = 0.33
 """How often a Fascist investigates a teammate (to "clear" them), as people do."""
-BLEND = 0.9
+BLEND = 0.75
 """How often a Fascist votes on a government without teammates as a Liberal would."""
 PULL = 1.0
 """How much a Fascist President prefers a teammate as chancellor."""
@@ -76,7 +87,7 @@ _LABELS = {"Nominate": 2, "Discard": 3, "Enact": 4, "ProposeVeto": 4, "AnswerVet
 """Each kind of decision rolls its own dice (powers: 9, plus the number of choices)."""
 
 
-class HeuristicAgent(Reader):
+class HeuristicAgent(Listener):
     """Plays for its team with simple, cheap rules (see the module docstring)."""
 
     @property
@@ -103,19 +114,23 @@ class HeuristicAgent(Reader):
             return self._liberal_ballot(seat, p, c, self._looks)
         if self.role == HITLER and (p in self.partners or c in self.partners):
             return True
-        return self._liberal_ballot(seat, p, c, self.score)
+        vote = self._liberal_ballot(seat, p, c, self.score)
+        slip = self.role == LIBERAL and c != seat and not self.maybe_hitler(c)
+        if slip and self.rng.random() < SLIP[self.n]:
+            return not vote  # people misread the table now and then
+        return vote
 
     def _liberal_ballot(self, seat: int, p: int, c: int, score: Callable[[int], float]) -> bool:
         if c == seat:
             return score(p) < KNOWN  # a known Fascist president would exploit me
         desperate = self.tracker == 2  # one more failed vote enacts a tile blind
         risk = max(score(p) if p != seat else -KNOWN, score(c))
-        if risk >= DISTRUST + (DESPERATE if desperate else 0.0):
+        if risk >= DISTRUST[self.n] + (DESPERATE if desperate else 0.0):
             return False
         if not self.maybe_hitler(c):
             return True
         # A blind tile costs one policy; Hitler elected costs the game.
-        return self._as_chancellor(c, score(c)) < DISTRUST + (
+        return self._as_chancellor(c, score(c)) < HITLER_BAR + (
             HITLER_DESPERATE if desperate else 0.0
         )
 
@@ -149,7 +164,8 @@ class HeuristicAgent(Reader):
             if self.role != LIBERAL:
                 # Never a teammate; else the Liberal the table trusts most.
                 return self._pick(acts, lambda t: KNOWN if t in self.team else self._looks(t))
-            return self._pick(acts, lambda t: -self.score(t))
+            odds = self.hitler_odds()  # shots hunt Hitler, not only the loudest liar
+            return self._pick(acts, lambda t: -self.score(t) - HUNT * odds[t])
         return acts[int(self.rng.random() * len(acts))]  # pragma: no cover - future actions
 
     def _nominee_key(self, target: int) -> float:
@@ -169,7 +185,8 @@ class HeuristicAgent(Reader):
         makes an unconfirmed seat safe (trust counts only down to TRUST_FLOOR)."""
         if not self.maybe_hitler(seat):
             return score
-        return max(score, TRUST_FLOOR) + HITLER_RISK[self.n]
+        odds = self.hitler_odds()[seat] if self.role == LIBERAL else 1.0
+        return max(score, TRUST_FLOOR) + HITLER_RISK[self.n] + HUNT_VOTE * (odds - 1.0)
 
     def _special_key(self, target: int) -> float:
         """A Fascist's pick for Special Election: a teammate who can then nominate Hitler."""

@@ -21,21 +21,14 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from shbot.engine import FASCIST, HITLER, LIBERAL, Discard, Event, Kind
-from shbot.engine.claims import FACT_KINDS, Claim, ClaimKind, Fact
+from shbot.engine.claims import FACT_KINDS, Claim, Fact
 
 from .dice import Dice
 from .view import GameView
 from .weights import (
-    ACCUSED,
-    ADMIT,
-    CLEARED,
-    CONFLICT,
     ENACT_F,
     ENACT_L,
     KNOWN,
-    LIE,
-    LUCK,
-    SILENT,
     VOTE_BAD,
     VOTE_F,
     VOTE_L,
@@ -272,109 +265,8 @@ class Reader:
     # ---------------------------------------------------------------- claims
 
     def hear(self, claims: Sequence[Claim]) -> None:
-        """Weigh public claims against the record and against what this seat saw."""
-        for claim in claims:
-            self.said.append(claim)
-            if claim.seat == self.seat:
-                continue
-            kind = claim.kind
-            if kind is ClaimKind.INVESTIGATED:
-                self._heard_investigation(claim)
-            elif kind is ClaimKind.PEEKED:
-                self.peek_claim = (claim.seat, "".join(sorted(claim.policies)))
-            else:
-                self._heard_session(claim)
-
-    def _heard_session(self, claim: Claim) -> None:
-        record = self.sessions.get(claim.round)
-        if record is None:
-            return
-        p, c, enacted, peek, my_peek = record[:5]
-        if claim.seat == p and claim.kind in (ClaimKind.DRAWN, ClaimKind.NONE):
-            record[5] = "".join(sorted(claim.policies)) if claim.kind is ClaimKind.DRAWN else ""
-            self._weigh_drawn(p, c, enacted, record[5], peek, my_peek)
-        elif claim.seat == c and claim.kind in (ClaimKind.RECEIVED, ClaimKind.NONE):
-            record[6] = "".join(sorted(claim.policies)) if claim.kind is ClaimKind.RECEIVED else ""
-            self._weigh_received(p, c, enacted, record[6])
-        else:
-            return
-        drawn, got = record[5], record[6]
-        if drawn is not False and got is not False:
-            del self.sessions[claim.round]
-            if drawn and got:
-                self._weigh_pair(p, c, drawn, got)
-
-    def _weigh_drawn(
-        self, p: int, c: int, enacted: str | None, drawn: str, peek: Any, my_peek: str
-    ) -> None:
-        if not drawn:
-            if enacted == FASCIST:
-                self._add(p, SILENT)
-            return
-        if enacted and enacted not in drawn:
-            self._conflict(p, c)  # LLL yet Fascist (or FFF yet Liberal): someone lies
-        elif enacted == FASCIST and drawn == FASCIST * 3:
-            self._add(p, -LUCK)
-        if peek is not None and peek[0] != p and peek[1] != drawn:
-            self._conflict(p, peek[0])
-        if my_peek and my_peek != drawn and self.truthful:
-            self._prove(p)
-        if self.seat == c and self.received and self.truthful:
-            got = "".join(self.received)
-            if not contains(drawn, got) or (LIBERAL in drawn and LIBERAL not in got):
-                self._prove(p)  # lied, or admits discarding a Liberal tile I never saw
-
-    def _weigh_received(self, p: int, c: int, enacted: str | None, got: str) -> None:
-        if not got:
-            if enacted == FASCIST:
-                self._add(c, SILENT)
-            return
-        if enacted and enacted not in got:
-            self._add(c, LIE)
-        elif enacted == FASCIST and LIBERAL in got:
-            self._add(c, ADMIT)
-        elif enacted == FASCIST:
-            self._add(c, -LUCK / 2)
-        elif enacted == "" and LIBERAL in got:
-            self._add(c, ADMIT / 2)  # vetoed a Liberal tile
-        passed = "".join(sorted(self.passed, key=lambda x: x != FASCIST))
-        if self.seat == p and passed and self.truthful and passed != got:
-            self._prove(c)
-
-    def _weigh_pair(self, p: int, c: int, drawn: str, got: str) -> None:
-        if not contains(drawn, got):
-            if self.seat not in (p, c):
-                self._conflict(p, c)
-        elif LIBERAL in drawn and LIBERAL not in got:
-            self._add(p, ADMIT)  # both agree the President discarded a Liberal tile
-
-    def _conflict(self, a: int, b: int) -> None:
-        if self.seat in (a, b):
-            if self.truthful:
-                self._prove(b if self.seat == a else a)
-            return
-        self._add(a, CONFLICT)
-        self._add(b, CONFLICT)
-
-    def _heard_investigation(self, claim: Claim) -> None:
-        p, t, party = claim.seat, claim.target, claim.party
-        if t is None or party not in (LIBERAL, FASCIST):
-            return
-        if self.truthful and (t == self.seat or t in self.known):
-            actual = LIBERAL if t == self.seat else self.known[t]
-            if party != actual:
-                self._prove(p)
-            return
-        earlier = self.claimed_party.get(t)
-        if earlier is not None and earlier[1] != party and earlier[0] != p:
-            self._conflict(p, earlier[0])
-        self.claimed_party[t] = (p, party)
-        trust = self.susp[p]
-        credit = 1.0 if trust <= 0 else max(0.2, 1.0 - trust / 3)
-        if party == FASCIST:
-            self._add(t, ACCUSED * credit)
-        else:
-            self._add(t, -CLEARED * credit)
+        """Remember public claims (weighing them is :class:`~.listener.Listener`'s)."""
+        self.said.extend(claims)
 
     # ---------------------------------------------------------------- reading
 

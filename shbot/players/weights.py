@@ -29,3 +29,13 @@ ACCUSED = 2.5
 """Suspicion for a seat a trusted President says is Fascist (scaled by that trust)."""
 CLEARED = 1.0
 """Trust for a seat a trusted President says is Liberal (scaled by that trust)."""
+DISPUTE = 1.5
+"""Suspicion for each side when the President claims a Liberal the Chancellor says they
+never got, and a Fascist policy passed: people split such disputes about half and half."""
+DECK_BLAME = 4.0
+"""Suspicion shared by the claims that need more tiles of a kind than the pile held."""
+BACKED = 0.4
+"""Hitler evidence for a chancellor nominated, once Hitler can win, per point a suspect
+President is distrusted (up to 3)."""
+BACKED_VOTE = 0.15
+"""The same for each suspect's Ja vote on that chancellor."""
