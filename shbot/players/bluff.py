@@ -39,9 +39,10 @@ hand the Chancellor's two do not fit), or admit it (the truth)."""
 FRAME_FFF = 0.95
 """Drew 🔴🔴🔴 and passed 🔴🔴 to a Liberal: how often to claim 🔴🔴🔵 instead ("I passed
 you a Liberal") — the frame that keeps 🔴🔴🔴 claims from marking Fascists."""
-SHIELD = 0.85
+SHIELD = {5: 0.3, 6: 0.3, 7: 0.85, 8: 0.85, 9: 0.85, 10: 0.85}
 """A teammate Chancellor skipped a Liberal this President passed: how often to cover them
-(claim a hand without that Liberal) rather than tell the truth."""
+(claim a hand without that Liberal) rather than tell the truth, by player count. At 5-6
+players the pair knows each other and would make 🔴🔴🔴 their tell; they cover less."""
 SKIPPED = {"FF": 0.84, "truth": 0.0, "quiet": 0.16}
 """A Fascist-team Chancellor who enacted a Fascist over a Liberal: claim 🔴🔴, or nothing."""
 FRAME_LIBERAL = {FASCIST: 0.55, HITLER: 0.55}
@@ -91,7 +92,7 @@ def drawn_claim(agent: HeuristicAgent, request: ClaimRequest) -> Claim:
         if pick == "frame" and not partner:  # "I passed you a Liberal": theirs is 🔴🔴
             return _first_safe(agent, request, ["FLL", truth])
         return _first_safe(agent, request, ["FFF", truth])
-    if partner and agent.enacted == FASCIST and LIBERAL in passed and rnd() < SHIELD:
+    if partner and agent.enacted == FASCIST and LIBERAL in passed and rnd() < SHIELD[agent.n]:
         # The teammate skipped my Liberal: a hand of Fascists covers them.
         return _first_safe(agent, request, ["FFF", truth])
     if truth == "FFF" and not partner and rnd() < FRAME_FFF:

@@ -46,10 +46,10 @@ __all__ = ["COUNTER", "CounterAgent", "HeuristicAgent"]
 Targeted = Nominate | Investigate | SpecialElection | Execute
 """Actions whose second field is a target seat."""
 
-DISTRUST = {5: 5.6, 6: 5.6, 7: 4.25, 8: 5.6, 9: 3.56, 10: 3.56}
+DISTRUST = {5: 5.8, 6: 6.5, 7: 5.5, 8: 5.6, 9: 3.56, 10: 3.56}
 """Ballot threshold by player count: a Liberal votes Nein when a candidate's score reaches
 this (with HITLER_RISK, the knobs that balance each table size against people's rates)."""
-HITLER_RISK = {5: -0.1, 6: -1.5, 7: 0.7, 8: 0.0, 9: 0.3, 10: -0.1}
+HITLER_RISK = {5: -1.7, 6: -2.5, 7: 1.2, 8: 0.0, 9: 0.3, 10: -0.1}
 """Extra distrust, once 3 Fascist policies are out, for a chancellor who might be Hitler,
 by player count: the one knob calibrated so that neither side of the heuristic wins far
 more than half the games at any table size (docs/players.md)."""
