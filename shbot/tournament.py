@@ -15,8 +15,8 @@ For each player count these match-ups play the same game seeds:
 * H-H with every seat restarted mid-game (agents rebuilt from their record) — what a
   restart costs (target < 1 point; by construction nothing changes).
 
-``python -m shbot simulate --tournament --games 2000 --seed 1`` prints the tables that
-docs/players.md records.
+``python -m shbot simulate --tournament`` (1,000 games per match-up, seed 0) prints the tables
+that docs/players.md records.
 """
 
 from __future__ import annotations

@@ -49,11 +49,11 @@ Targeted = Nominate | Investigate | SpecialElection | Execute
 DISTRUST = {5: 5.8, 6: 6.5, 7: 5.5, 8: 5.6, 9: 3.56, 10: 3.56}
 """Ballot threshold by player count: a Liberal votes Nein when a candidate's score reaches
 this (with HITLER_RISK, the knobs that balance each table size against people's rates)."""
-HITLER_RISK = {5: -1.7, 6: -2.5, 7: 1.2, 8: 0.0, 9: 0.3, 10: -0.1}
+HITLER_RISK = {5: -1.7, 6: -2.5, 7: 1.0, 8: 0.0, 9: 0.3, 10: -0.1}
 """Extra distrust, once 3 Fascist policies are out, for a chancellor who might be Hitler,
 by player count: the one knob calibrated so that neither side of the heuristic wins far
 more than half the games at any table size (docs/players.md)."""
-SLIP = {5: 0.1, 6: 0.1, 7: 0.15, 8: 0.1, 9: 0.1, 10: 0.1}
+SLIP = {5: 0.1, 6: 0.1, 7: 0.25, 8: 0.1, 9: 0.1, 10: 0.1}
 """How often a Liberal votes against its own reading, by player count: people misjudge,
 and this (with DISTRUST and HITLER_RISK) balances each size against people's rates."""
 HITLER_BAR = 1.5
