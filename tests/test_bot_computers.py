@@ -15,7 +15,7 @@ from tests.botplay import Bot, button_data, lobby_message, open_game, press_move
 from tests.botrestart import StoreFactory, reopen, restartable_bot
 from tests.fake_telegram import FakeChat
 from tests.harness import FakeUser, make_users
-from tests.seatplay import human_turn, robot_jobs, slow_computers
+from tests.seatplay import human_turn, play_with_computers, robot_jobs, slow_computers
 
 __all__ = ["reopen"]  # the fixture, imported for this module's tests
 
@@ -129,3 +129,33 @@ async def test_after_a_restart_computer_players_remember_the_whole_game(
         after = {s: mind(new.agent(group.id, table, s)) for s in computers}
         assert after == before
         restarts.assert_no_errors(bot)
+
+
+async def test_a_stand_in_claims_for_the_seat_and_the_absent_person_is_not_asked(
+    store: Store,
+) -> None:
+    """A person leaves a running game: the computer standing in plays their seat to the
+    end, claims after each of its sessions, and the person gets no claim prompt."""
+    async with running_bot(store) as bot:
+        slow_computers(bot)
+        people = make_users(5)
+        group = await open_game(bot, people, seed=6)
+        leaver = people[2]
+        await bot.h.command(leaver, group, "/leave")
+        await bot.settle()
+        table = await bot.table(group)
+        assert table is not None and table.standins == [leaver.id]
+        seat = table.seat_of(leaver.id)
+        asked_before = len(claim_prompts(bot, leaver))
+        final = await play_with_computers(bot, group, people[:2] + people[3:], seed=2)
+        assert final.game is not None and final.game.is_over
+        theirs = [k for k, v in final.talk.get("sights", {}).items() if int(v[0]) == seat]
+        assert theirs, "the seat had nothing to claim in this game"
+        said = final.talk.get("claims", {})
+        assert all(k in said for k in theirs), (theirs, said)
+        assert len(claim_prompts(bot, leaver)) == asked_before
+        bot.h.assert_no_errors()
+
+
+def claim_prompts(bot: Bot, user: FakeUser) -> list[str]:
+    return [m.text for m in bot.h.private_messages(user) if "what do you tell the group" in m.text]
