@@ -12,8 +12,9 @@ For each player count these match-ups play the same game seeds:
 * heuristic Liberals vs random Fascists — the same for the Fascist heuristic;
 * the counter (Liberals who distrust any President claiming 🔴🔴🔴) vs heuristic
   Fascists — what that simple rule gains over H-H (target < 5 points: no cheap tell);
-* H-H with every seat restarted mid-game (agents rebuilt from their record) — what a
-  restart costs (target < 1 point; by construction nothing changes).
+* H-H with one seat taken over early and every seat restarted later (agents rebuilt from
+  their record) — what a take-over and a restart cost (target < 1 point; by
+  construction nothing changes).
 
 ``python -m shbot simulate --tournament`` (1,000 games per match-up, seed 0) prints the tables
 that docs/players.md records.
@@ -39,15 +40,16 @@ EDGE = 20.0
 COUNTER_GAIN = 5.0
 """Points the 🔴🔴🔴 counter may gain the Liberals, at most."""
 RESTART_COST = 1.0
-"""Points a mid-game restart of every computer may change the Liberal share, at most."""
+"""Points a take-over and a restart may change the Liberal share, at most."""
 ENDINGS = 5.0
 """Points each 7-player ending may differ from people's."""
 CLAIMS = 5.0
 """Points the Fascist-team share of each claimed draw may differ from the base rate."""
 P99_MS = 5.0
 """Time per computer decision, 99th percentile."""
-RESTART_STEP = 30
-"""The decision before which the restart match-up rebuilds every agent."""
+TAKEOVER_STEP, RESTART_STEP = 15, 30
+"""The decisions before which the rebuild match-up rebuilds seat 0's agent (a take-over),
+then every agent (a restart)."""
 
 
 def _share(results: Sequence[Any], side: str) -> float:
@@ -128,7 +130,7 @@ def tournament(games: int, players: Sequence[int], seed: int) -> dict[str, Any]:
 
 
 def _restart(step: int, seat: int) -> bool:
-    return step == RESTART_STEP
+    return step == RESTART_STEP or (step == TAKEOVER_STEP and seat == 0)
 
 
 def _share_condition(results: Sequence[Any], condition: str) -> float:
@@ -149,7 +151,7 @@ def _missed(result: dict[str, Any]) -> list[str]:
         if row["counter_gain"] >= COUNTER_GAIN:
             out.append(f"{p} players: the FFF counter gains {row['counter_gain']:+.1f} points")
         if abs(row["restart_cost"]) >= RESTART_COST:
-            out.append(f"{p} players: a restart costs {row['restart_cost']:+.1f} points")
+            out.append(f"{p} players: a rebuild costs {row['restart_cost']:+.1f} points")
         if row["p99_ms"] >= P99_MS:
             out.append(f"{p} players: decision p99 {row['p99_ms']} ms >= {P99_MS:g} ms")
     for name, e in result["endings_7"].items():
@@ -171,7 +173,7 @@ def tournament_table(result: dict[str, Any]) -> str:
         "",
         "| players | H-H Liberal | H-H Fascist | people: Fascist | H elected | "
         "random L: Liberal | random F: Fascist | Liberal edge | Fascist edge | "
-        "FFF counter gain | restart cost | decision p50 | p99 | max |",
+        "FFF counter gain | take-over + restart cost | decision p50 | p99 | max |",
         "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in result["rows"]:
