@@ -19,10 +19,30 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from shbot.engine import LIBERAL, MAX_PLAYERS, MIN_PLAYERS, Condition, Event, Game, Phase, Winner
+from shbot.engine import (
+    LIBERAL,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    Condition,
+    Discard,
+    Event,
+    Game,
+    Phase,
+    Winner,
+)
 from shbot.engine.claims import Claim
 from shbot.engine.rng import next_u64, seed_state
-from shbot.players import AGENTS, Agent, ClaimRequest, GameView, claim_requests, deliver, tell
+from shbot.players import (
+    AGENTS,
+    Agent,
+    ClaimRequest,
+    GameView,
+    Memory,
+    claim_requests,
+    deliver,
+    recalled,
+    tell,
+)
 
 _T = TypeVar("_T")
 
@@ -53,6 +73,7 @@ class GameResult:
     actions: int
     events: list[Event] = field(default_factory=list)
     claims: list[Claim] = field(default_factory=list)
+    asked: list[ClaimRequest] = field(default_factory=list)  # what each claim answered
 
 
 def parse_players(text: str) -> list[int]:
@@ -137,22 +158,24 @@ def play(
     *,
     view: Callable[[Game, int], GameView] | None = None,
     timings: list[float] | None = None,
+    rebuild: Callable[[int, int], bool] | None = None,
 ) -> GameResult:
     """One complete game with agents by name for each party (Hitler sits with the
     Fascists). Each agent sees only what its seat may see, and hears every claim.
 
     ``view(game, seat)`` gives the object a seat's agent reads instead of the game (a
     test hands out views that refuse anything else); ``timings`` collects the seconds of
-    every agent decision (act, ballot, claim)."""
+    every agent decision (act, ballot, claim). ``rebuild(step, seat)`` true: before that
+    step, the seat's agent is replaced by a new one of the same seed that recalls the game
+    from the seat's record (a take-over, or a restart when true for every seat)."""
     game, events = Game.new(players, seed)
     if record is not None:
         record.extend(events)
-    rand = random.Random(seed)
+    past: list[Memory] | None = list(events) if rebuild is not None else None
     liberal_cls, fascist_cls = AGENTS[liberals], AGENTS[fascists]
     roles = game.roles  # the runner deals the seats; agents never see this
-    agents: list[Agent] = [
-        (liberal_cls if roles[s] == LIBERAL else fascist_cls)(rand) for s in range(players)
-    ]
+    kinds = [liberal_cls if roles[s] == LIBERAL else fascist_cls for s in range(players)]
+    agents: list[Agent] = [kinds[s](_seat_rng(seed, s)) for s in range(players)]
     views: list[GameView] = [game if view is None else view(game, s) for s in range(players)]
     for s, agent in enumerate(agents):
         agent.reset(s, views[s])
@@ -162,7 +185,14 @@ def play(
     decide = _Timed(timings) if timings is not None else None
     actions = 0
     said: list[Claim] = []
+    asked: list[ClaimRequest] = []
     while not game.is_over:
+        if past is not None and rebuild is not None:
+            for s in range(players):
+                if agents[s].observes and rebuild(actions, s):
+                    agents[s] = kinds[s](_seat_rng(seed, s))
+                    agents[s].recall(s, views[s], recalled(past, s))
+            watchers = [(s, a) for s, a in enumerate(agents) if a.observes]
         requests: list[ClaimRequest] = []
         if game.phase is _VOTE:
             alive = game.alive
@@ -181,13 +211,16 @@ def play(
             seat = game.to_act()[0]
             before = (game.round, game.president, game.chancellor)
             act = agents[seat].act
-            events = game.apply(
-                act(views[seat], seat) if decide is None else decide(act, views[seat], seat)
-            )
+            action = act(views[seat], seat) if decide is None else decide(act, views[seat], seat)
+            events = game.apply(action)
             actions += 1
             requests = claim_requests(events, *before)
+            if past is not None and isinstance(action, Discard):
+                past.append(action)
         if record is not None:
             record.extend(events)
+        if past is not None:
+            past.extend(events)
         for s, agent in watchers:
             deliver(agent, s, events)
         if requests:
@@ -198,11 +231,20 @@ def play(
                 for r in requests
             ]
             said.extend(claims)
+            asked.extend(requests)
+            if past is not None:
+                past.extend(claims)
             for _, agent in watchers:
                 tell(agent, claims)
     result = _result(game, seed, actions, record)
-    result.claims = said
+    result.claims, result.asked = said, asked
     return result
+
+
+def _seat_rng(seed: int, seat: int) -> random.Random:
+    """Each seat's own generator, from the game seed and the seat: an agent rebuilt for
+    the seat mid-game gets the same seed."""
+    return random.Random(seed * 16 + seat)
 
 
 class _Timed:

@@ -116,9 +116,14 @@ def test_r1_5_claimed_draws_of_one_shuffle_cannot_hold_more_liberals_than_the_de
     claims = [Claim(1, 0, D, "LLL"), Claim(2, 1, D, "LLL")]
     assert conflicts(facts, claims) == []  # six Liberal tiles: possible
     facts_l = [*facts[:-1], fact(3, Kind.POLICY_ENACTED, policy="L", chaos=False)]
-    assert conflicts(facts_l, claims) == [Conflict(2, Code.DECK, 1, policy="L", held=6)]
+    # Every claim of a Liberal since the shuffle shares the blame, not only the last one.
+    both = [
+        Conflict(1, Code.DECK, 0, policy="L", held=6),
+        Conflict(2, Code.DECK, 1, policy="L", held=6),
+    ]
+    assert conflicts(facts_l, claims) == both
     found = conflicts(facts, [*claims, Claim(3, 2, D, "FLL")])
-    assert found == [Conflict(3, Code.DECK, 2, policy="L", held=6)]
+    assert found == [*both, Conflict(3, Code.DECK, 2, policy="L", held=6)]
 
 
 def test_r5_4_a_reshuffle_starts_a_new_count_from_the_tiles_not_enacted() -> None:
@@ -129,13 +134,19 @@ def test_r5_4_a_reshuffle_starts_a_new_count_from_the_tiles_not_enacted() -> Non
     assert conflicts(facts, claims) == []  # 4 Liberal tiles left at the reshuffle
     facts += session(4, 3, 4, "L")
     found = conflicts(facts, [*claims, Claim(4, 4, R, "LL")])
-    assert found == [Conflict(4, Code.DECK, 4, policy="L", held=4)]
+    assert found == [  # the claims before the reshuffle are out of it
+        Conflict(3, Code.DECK, 2, policy="L", held=4),
+        Conflict(4, Code.DECK, 4, policy="L", held=4),
+    ]
 
 
 def test_r6_1_chaos_tiles_come_from_the_same_pile() -> None:
     facts = [start(), *session(1, 0, 1, "L"), chaos(2, "L"), *session(3, 1, 2, "L")]
     claims = [Claim(1, 0, D, "LLL"), Claim(3, 1, D, "LLL")]
-    assert conflicts(facts, claims) == [Conflict(3, Code.DECK, 1, policy="L", held=6)]
+    assert conflicts(facts, claims) == [
+        Conflict(1, Code.DECK, 0, policy="L", held=6),
+        Conflict(3, Code.DECK, 1, policy="L", held=6),
+    ]
 
 
 def test_r1_5_fascist_tiles_and_the_rebalanced_deck() -> None:
@@ -147,7 +158,7 @@ def test_r1_5_fascist_tiles_and_the_rebalanced_deck() -> None:
         facts += session(rnd, rnd % 6, (rnd + 1) % 6, "F")
         claims.append(Claim(rnd, rnd % 6, D, "FFF" if rnd < 4 else "FFL"))
     found = conflicts(facts, claims)
-    assert found == [Conflict(4, Code.DECK, 4, policy="F", held=10)]
+    assert found == [Conflict(r, Code.DECK, r % 6, policy="F", held=10) for r in range(1, 5)]
     assert conflicts([start(draw=17), *facts[1:]], claims) == []  # 11 Fascist tiles
 
 
@@ -216,4 +227,7 @@ def test_r5_4_the_pile_at_a_reshuffle_follows_the_boards_totals() -> None:
     facts += [fact(4, Kind.DECK_RESHUFFLED, draw=12), *session(5, 0, 1, "F")]
     facts += session(6, 1, 2, "F")
     claims = [Claim(5, 0, D, "FLL"), Claim(6, 1, D, "FLL")]
-    assert conflicts(facts, claims) == [Conflict(6, Code.DECK, 1, policy="L", held=3)]
+    assert conflicts(facts, claims) == [
+        Conflict(5, Code.DECK, 0, policy="L", held=3),
+        Conflict(6, Code.DECK, 1, policy="L", held=3),
+    ]

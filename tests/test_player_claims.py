@@ -5,7 +5,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from shbot.engine import FASCIST, HITLER, LIBERAL, Event, Game, Kind
+from shbot.calibration import Talk
+from shbot.engine import FASCIST, LIBERAL, Event, Game, Kind
 from shbot.engine.claims import Claim, ClaimKind, normalize
 from shbot.players import ClaimRequest, HeuristicAgent, RandomAgent, claim_requests
 from shbot.players.reader import KNOWN
@@ -65,13 +66,16 @@ def said(claim: Claim) -> Any:
 
 def test_liberals_claim_the_truth_and_fascists_sometimes_lie() -> None:
     liberal = fascist_true = fascist_lies = investigations_lied = 0
+    quiet: dict[str, int] = {LIBERAL: 0, FASCIST: 0}
     for k, seed in enumerate(game_seeds(11, 150)):
         events: list[Event] = []
         result = play(5 + k % 6, seed, "heuristic", "heuristic", events)
         roles = events[-1].data["roles"]
         seen = truths(events)
         for claim in result.claims:
-            assert claim.kind is not ClaimKind.NONE  # the heuristic always talks
+            if claim.kind is ClaimKind.NONE:  # now and then a seat says nothing
+                quiet[LIBERAL if roles[claim.seat] == LIBERAL else FASCIST] += 1
+                continue
             truth = seen[claim.round, claim.seat, claim.kind]
             if roles[claim.seat] == LIBERAL:
                 assert said(claim) == truth, claim
@@ -84,6 +88,7 @@ def test_liberals_claim_the_truth_and_fascists_sometimes_lie() -> None:
     assert liberal > 300
     assert fascist_lies > 30 and fascist_true > fascist_lies  # sometimes, not always
     assert investigations_lied > 0  # framing a Liberal they investigated
+    assert quiet[LIBERAL] > 20 and quiet[FASCIST] > 20  # silence is no tell of either side
 
 
 def test_random_agent_claims_are_well_formed() -> None:
@@ -98,11 +103,11 @@ def test_random_agent_claims_are_well_formed() -> None:
     assert inv.target == 4 and inv.party in (LIBERAL, FASCIST)
 
 
-def seated(role_of_seat0: str = LIBERAL) -> HeuristicAgent:
+def seated(role_of_seat0: str = LIBERAL, seed: int = 0) -> HeuristicAgent:
     """A heuristic agent at seat 0 of a 7-player game, roles LFHLLLF rotated as needed."""
     roles = "LFHLLLF" if role_of_seat0 == LIBERAL else "FLHLLLF"
     game, events = Game.new(7, 1, roles=roles, first_president=0)
-    agent = HeuristicAgent(random.Random(0))
+    agent = HeuristicAgent(random.Random(seed))
     agent.reset(0, game)
     agent.observe([e for e in events if e.to is None or 0 in e.to])
     return agent
@@ -129,7 +134,8 @@ def test_a_liberal_reads_conflicts_admissions_and_lies_told_to_it() -> None:
     watcher = seated()
     session(watcher, 1, 3, 4, FASCIST)
     watcher.hear([Claim(1, 3, ClaimKind.DRAWN, "FFL"), Claim(1, 4, ClaimKind.RECEIVED, "FF")])
-    assert watcher.score(3) > 2 > watcher.score(4)  # the President admits discarding a Liberal
+    # "I passed a Liberal" against "I got none": either may lie, both are weighed alike.
+    assert watcher.score(3) == watcher.score(4) > 2
     session(watcher, 2, 5, 1, FASCIST)
     watcher.hear([Claim(2, 5, ClaimKind.DRAWN, "FFL"), Claim(2, 1, ClaimKind.RECEIVED, "LL")])
     assert watcher.score(1) > 4  # received two Liberals, enacted a Fascist: impossible
@@ -153,26 +159,85 @@ def test_a_liberal_reads_conflicts_admissions_and_lies_told_to_it() -> None:
     assert accused.score(6) == KNOWN
 
 
-def test_a_fascist_covers_a_forced_fascist_policy() -> None:
-    agent = seated(FASCIST)
-    assert agent.role == FASCIST and agent.hitler == 2
-    session(agent, 1, 0, 3, FASCIST, drawn="FFL", passed="FF")
-    claim = agent.claim(Game.new(7, 1)[0], ClaimRequest(1, 0, ClaimKind.DRAWN))
-    assert claim.policies == "FFF"  # the Liberal Chancellor saw FF: FFF is consistent
-    honest = seated(FASCIST)
-    session(honest, 1, 0, 3, LIBERAL, drawn="FLL", passed="FL")
-    assert honest.claim(Game.new(7, 1)[0], ClaimRequest(1, 0, ClaimKind.DRAWN)).policies == "FLL"
+def test_a_fascist_covers_a_forced_fascist_policy_with_a_mixed_strategy() -> None:
+    """Forced FF on a Liberal Chancellor: mostly the FFF cover, sometimes the truth (a
+    dispute) or a frame, now and then silence; an honest session is told as it was."""
+    said: dict[str, int] = {}
+    for seed in range(200):
+        agent = seated(FASCIST, seed)
+        assert agent.role == FASCIST and agent.hitler == 2
+        session(agent, 1, 0, 3, FASCIST, drawn="FFL", passed="FF")
+        claim = agent.claim(Game.new(7, 1)[0], ClaimRequest(1, 0, ClaimKind.DRAWN))
+        said[claim.policies] = said.get(claim.policies, 0) + 1
+        honest = seated(FASCIST, seed)
+        session(honest, 1, 0, 3, LIBERAL, drawn="FLL", passed="FL")
+        told = honest.claim(Game.new(7, 1)[0], ClaimRequest(1, 0, ClaimKind.DRAWN))
+        assert told.policies in ("FLL", "")
+    assert set(said) <= {"FFF", "FFL", "FLL", ""} and len(said) >= 3, said
+    assert said["FFF"] > 40 and said["FFL"] > 40, said
 
 
-def test_hitler_is_never_targeted_by_his_fascists() -> None:
-    """Over many heuristic games no ordinary Fascist investigates or shoots Hitler."""
-    powers = 0
-    for k, seed in enumerate(game_seeds(21, 150)):
+def test_fascists_never_shoot_a_teammate_and_sometimes_clear_one() -> None:
+    """Over many heuristic games no ordinary Fascist shoots Hitler or a teammate; about a
+    third of their investigations look at a teammate (people: 33 %), to clear them."""
+    shots = looks = teammates = 0
+    for k, seed in enumerate(game_seeds(21, 300)):
         events: list[Event] = []
         play(5 + k % 6, seed, "heuristic", "heuristic", events)
         roles = events[-1].data["roles"]
         for kind, data, _ in events:
-            if kind in (Kind.INVESTIGATED, Kind.EXECUTED) and roles[data["president"]] == FASCIST:
-                powers += 1
-                assert roles[data["target"]] != HITLER
-    assert powers > 20
+            if roles[data.get("president", 0)] != FASCIST or "target" not in data:
+                continue
+            if kind is Kind.EXECUTED:
+                shots += 1
+                assert roles[data["target"]] == LIBERAL
+            elif kind is Kind.INVESTIGATED:
+                looks += 1
+                teammates += roles[data["target"]] != LIBERAL
+    assert shots > 4 and looks > 60
+    assert 0.15 < teammates / looks < 0.5
+
+
+def test_claims_the_pile_cannot_hold_share_the_blame() -> None:
+    """Three Presidents claim LLL, Liberal policies enacted: nine Liberal tiles from a pile
+    of six. No one claim is the lie: each claimant gets the same share of the blame."""
+    watcher = seated()
+    before: list[float] = []
+    for rnd, (p, c) in enumerate(((3, 4), (5, 6), (1, 2)), start=1):
+        session(watcher, rnd, p, c, LIBERAL)
+        before.append(watcher.score(p))
+        watcher.hear(
+            [Claim(rnd, p, ClaimKind.DRAWN, "LLL"), Claim(rnd, c, ClaimKind.RECEIVED, "LL")]
+        )
+    blame = [watcher.score(p) - b for p, b in zip((3, 5, 1), before, strict=True)]
+    assert blame[0] == blame[1] == blame[2] > 1.0, blame
+    assert watcher.score(4) < 0  # a Chancellor's LL alone over-claims nothing
+
+
+def test_hitler_odds_follow_who_suspect_seats_push_as_chancellor() -> None:
+    """Once Hitler can win, a chancellor nominated by a seat caught in a conflict is more
+    likely Hitler than an even guess; a confirmed seat cannot be."""
+    watcher = seated()
+    session(watcher, 1, 3, 4, FASCIST)
+    watcher.hear([Claim(1, 3, ClaimKind.DRAWN, "LLL"), Claim(1, 4, ClaimKind.RECEIVED, "FF")])
+    watcher.fascist = 3
+    watcher.observe([ev(Kind.ROUND_STARTED, round=2, president=3, special=False)])
+    watcher.observe([ev(Kind.NOMINATED, president=3, chancellor=5)])
+    watcher.confirmed[6] = True
+    odds = watcher.hitler_odds()
+    assert odds[5] > 1.2 > odds[1] and odds[6] == 0.0 and odds[0] == 0.0
+
+
+def test_no_claimed_draw_marks_the_fascist_team() -> None:
+    """The old tell: 🔴🔴🔴 claims were 58 % Fascist-team against a 38 % base, 🔴🔴🔵 13 %.
+    Now each claimed draw stays near the base rate (the tournament holds it within 5
+    points over 6,000 games; here within 8, against the noise of 240)."""
+    talk = Talk()
+    for k, seed in enumerate(game_seeds(31, 240)):
+        events: list[Event] = []
+        result = play(5 + k % 6, seed, "heuristic", "heuristic", events)
+        talk.add(events, result.claims, result.asked)
+    claims = talk.report()["claims"]
+    base = claims["any"]["fascist_team"]
+    for value in ("FFF", "FFL", "FLL"):
+        assert abs(claims[value]["fascist_team"] - base) < 8, (value, claims)

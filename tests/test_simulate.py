@@ -185,13 +185,20 @@ def test_tournament_names_every_missed_target() -> None:
     row = {
         "players": 7,
         "fascist": 0.3,
+        "human_fascist": 52.0,
         "liberal_edge": 25.0,
         "fascist_edge": 12.5,
+        "counter_gain": 7.5,
+        "restart_cost": 0.0,
         "p99_ms": 6.0,
     }
-    missed = _missed([row])
-    assert len(missed) == 3
-    assert "30.0%" in missed[0] and "fascist edge 12.5" in missed[1] and "6.0 ms" in missed[2]
+    claims = {"any": {"n": 100, "fascist_team": 40.0}, "FFF": {"n": 50, "fascist_team": 50.0}}
+    endings = {"six_fascist": {"share": 5.0, "human": 15.9}}
+    missed = _missed({"rows": [row], "endings_7": endings, "talk": {"claims": claims}})
+    assert len(missed) == 6, missed
+    assert "30.0%" in missed[0] and "fascist edge 12.5" in missed[1]
+    assert "+7.5" in missed[2] and "6.0 ms" in missed[3]
+    assert "six_fascist" in missed[4] and "FFF" in missed[5]
 
 
 def test_cli_tournament_prints_the_table(capsys: pytest.CaptureFixture[str]) -> None:

@@ -267,5 +267,7 @@ def test_computer_players_claim_through_the_claims_transition_once() -> None:
             deliver(agent, s, outcome.events)
     assert spoken, "no computer claimed after its sessions"
     assert {c.kind for c in spoken} >= {ClaimKind.DRAWN, ClaimKind.RECEIVED}
-    # The person (played by a stand-in here) keeps their own buttons: never spoken for.
-    assert all(table.at(c.seat).id < 0 for c in spoken)
+    # A computer standing in for the person (user 1) claims for the seat like the others,
+    # and the absent person is never asked for a claim.
+    assert all(seats.computer_seat(table, c.seat) for c in spoken)
+    assert not [k for k, entry in table.owed.items() if k.startswith("claim:") and entry[1] == 1]

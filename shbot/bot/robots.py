@@ -4,10 +4,11 @@ After every commit (and at start-up, for every running game) :func:`arm` schedul
 per computer seat the step waits for, after a short varied pause
 (:func:`shbot.table.seats.think_seconds`). The job runs the move through the same commit
 path as a press (:func:`shbot.table.seats.act`); a job for a step that is over, or for a
-seat that has acted already, is refused and changes nothing, so late or duplicate jobs are
-harmless. The agents (one per computer seat) live in this process: they are fed the events
-their seat may see after every commit, and rebuilt from the seat's view (reset) after a
-restart, since the game keeps no event log.
+seat that has acted already, or for another game of the group, is refused and changes
+nothing, so late or duplicate jobs are harmless. The agents (one per computer seat) live in
+this process as a cache: before each move an agent catches up with the table's record (the
+event log its seat may see, the claims), and one built anew (a restart, another process, a
+take-over) recalls the whole record, so it decides as if it had played from the start.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any
 
 from telegram.ext import Application, ContextTypes
 
-from shbot.players import AGENTS, Agent, deliver, tell
+from shbot.players import AGENTS, Agent
 from shbot.storage import NoGame, StoreUnavailable, VersionConflict
 from shbot.table import Outcome, Refusal, Table, computer_talk, seats
 
@@ -31,42 +32,45 @@ KIND = "heuristic"
 
 
 class Bench:
-    """The agents playing computer seats, by (group, game, seat)."""
+    """The agents playing computer seats, by (group, game, seat), each with how much of
+    the table's record it took in (log lines, claims heard)."""
 
     def __init__(self) -> None:
         self.agents: dict[tuple[int, str, int], Agent] = {}
-        self.heard: dict[tuple[int, str, int], set[str]] = {}  # claims each agent was told
+        self.read: dict[tuple[int, str, int], tuple[int, set[str]]] = {}
         self.pace = 1.0  # multiplies every pause (tests slow it so that they fire jobs)
 
     def agent(self, chat_id: int, table: Table, seat: int) -> Agent:
+        """The seat's agent, up to date with the table. One built now (a new process, a
+        restart, a take-over) recalls the seat's whole record, so it decides as one that
+        played from the start; its seed comes from the game and the seat."""
+        game = table.game
+        if game is None or not 0 <= seat < game.n:
+            raise Refusal("stale")  # a seat of another game
         key = (chat_id, table.gid, seat)
         found = self.agents.get(key)
         if found is None:
-            assert table.game is not None
-            found = self.agents[key] = AGENTS[KIND](random.Random())
-            found.reset(seat, seats.SeatView(table.game))
+            past, lines, keys = computer_talk.record(table, seat)
+            found = AGENTS[KIND](random.Random(f"{table.gid}:{seat}"))
+            found.recall(seat, seats.SeatView(game), past)
+            self.agents[key] = found
+            self.read[key] = (lines, set(keys))
+            return found
+        lines, heard = self.read[key]
+        past, lines, keys = computer_talk.record(table, seat, lines, heard)
+        found.remember(past)
+        heard.update(keys)
+        self.read[key] = (lines, heard)
         return found
 
     def observe(self, chat_id: int, outcome: Outcome) -> None:
-        """Show each computer seat what it may see of the change; forget ended games."""
-        table, game = outcome.table, outcome.table.game
+        """Forget the agents of ended games and of seats a person took back (the others
+        catch up with the table's record when they next decide)."""
+        table = outcome.table
         for key in [k for k in self.agents if k[0] == chat_id]:
             if outcome.ended or key[1] != table.gid or not seats.computer_seat(table, key[2]):
                 del self.agents[key]
-                self.heard.pop(key, None)
-        if game is None or outcome.ended:
-            return
-        for seat in range(game.n):
-            if not seats.computer_seat(table, seat):
-                continue
-            known = (chat_id, table.gid, seat) in self.agents
-            agent = self.agent(chat_id, table, seat)
-            if known or outcome.started:  # a new agent's reset already saw this state
-                deliver(agent, seat, outcome.events)
-            known_claims = self.heard.setdefault((chat_id, table.gid, seat), set())
-            fresh = computer_talk.heard(table, known_claims)
-            known_claims.update(k for k, _ in fresh)
-            tell(agent, [c for _, c in fresh])
+                self.read.pop(key, None)
 
 
 def bench(app: AnyApp) -> Bench:
@@ -119,13 +123,20 @@ async def on_turn(context: ContextTypes.DEFAULT_TYPE) -> None:
     gid = str(d["gid"])
 
     def move(tb: Table) -> Outcome:
+        # A move is keyed to the game it was armed for: one left from a cancelled game
+        # must not even build an agent for a seat of the next one (it may not exist).
+        if tb.gid != gid or tb.game is None:
+            raise Refusal("stale")
         if "sight" in d:  # a claim after a session, an investigation or a peek
             k = str(d["sight"])
-            if k not in tb.talk.get("sights", {}):
+            if k not in computer_talk.due(tb):
                 raise Refusal("stale")
             speaker = int(tb.talk["sights"][k][0])
             return computer_talk.speak(tb, gid, k, agents.agent(chat_id, tb, speaker))
-        return seats.act(tb, gid, int(d["step"]), int(d["seat"]), agents.agent(chat_id, tb, seat))
+        step = int(d["step"])
+        if tb.step != step or seat not in seats.pending(tb):
+            raise Refusal("stale")
+        return seats.act(tb, gid, step, seat, agents.agent(chat_id, tb, seat))
 
     try:
         await svc.commit.run(chat_id, move)

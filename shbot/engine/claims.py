@@ -134,7 +134,8 @@ class Code(StrEnum):
     PAIR = "pair"  # the Chancellor's two are not two of the President's three (R5.1)
     ENACTED = "enacted"  # the enacted policy is missing from a claimed hand (R5.1, R5.2)
     PARTY = "party"  # one player claimed of both parties (R1.3, R9.2)
-    DECK = "deck"  # more tiles of a policy than the pile held since its shuffle (R1.5, R5.4)
+    DECK = "deck"  # more tiles of a policy than the pile held since its shuffle (R1.5, R5.4):
+    # one Conflict per claim sharing the blame (each claim of that policy since the shuffle)
     PEEK = "peek"  # the peek and the next draw (or chaos tile) disagree (R9.4, R6.1)
 
 
@@ -255,7 +256,7 @@ def _deck(
     pile = {LIBERAL: LIBERAL_POLICIES, FASCIST: FASCIST_POLICIES}
     used = {LIBERAL: 0, FASCIST: 0}
     flagged: set[str] = set()
-    last: Claim | None = None
+    counted: list[Claim] = []  # the claims whose tiles were counted since the shuffle
     for rnd, e in facts:
         if e.kind is Kind.GAME_STARTED:
             enacted[FASCIST] = int(e.data.get("fascist", 0))
@@ -266,12 +267,13 @@ def _deck(
                 FASCIST: total_fascist - enacted[FASCIST],
             }
             used = {LIBERAL: 0, FASCIST: 0}
-            flagged, last = set(), None
+            flagged, counted = set(), []
             continue
         tiles = ""
         if e.kind is Kind.SESSION_STARTED and rnd in sessions:
             claim = drawn.get(rnd) or received.get(rnd)
-            last = claim or last
+            if claim is not None:
+                counted.append(claim)
             tiles = claim.policies if claim else sessions[rnd].enacted or ""
         elif e.kind in (Kind.POLICY_ENACTED, Kind.CHAOS):
             enacted[e.data["policy"]] += 1
@@ -280,9 +282,14 @@ def _deck(
             tiles = e.data["policy"] if e.kind is Kind.CHAOS else ""
         for p in tiles:
             used[p] += 1
-            if used[p] > pile[p] and p not in flagged and last is not None:
+            blamed = [c for c in counted if p in c.policies]
+            if used[p] > pile[p] and p not in flagged and blamed:
+                # No one claim is the lie: every claim that counted a tile of ``p`` since
+                # the shuffle shares the blame (an honest one included), each flagged.
                 flagged.add(p)
-                out.append(Conflict(last.round, Code.DECK, last.seat, policy=p, held=pile[p]))
+                out += [
+                    Conflict(c.round, Code.DECK, c.seat, policy=p, held=pile[p]) for c in blamed
+                ]
     return out
 
 

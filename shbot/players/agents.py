@@ -16,8 +16,11 @@ Lifecycle, in the simulator and in the bot alike::
     requests = claim_requests(events, round, president, chancellor)  # the step's talk
     claims = [agents[r.seat].claim(game, r) for r in requests]; tell(agent, claims)
 
-``reset`` rebuilds what the seat knows from the views (role, team, own investigations), so
-an agent recreated mid-game (a restarted bot) still plays sensibly, only with less memory.
+An agent created mid-game (a take-over, a restarted bot, another process) calls
+``recall(seat, game, past)`` instead of ``reset``: ``past`` is everything the seat took in
+(:data:`Memory`: the events it was shown, the public claims, its own discards), in order,
+and the agent then decides exactly as one that watched from the start with the same seed
+(its chance moves come from per-decision dice, :mod:`shbot.players.dice`).
 """
 
 from __future__ import annotations
@@ -29,7 +32,8 @@ from typing import Protocol
 from shbot.engine import Action, Event, ProposeVeto
 from shbot.engine.claims import Claim
 
-from .heuristic import HeuristicAgent
+from .heuristic import CounterAgent, HeuristicAgent
+from .reader import Memory
 from .talk import ClaimRequest, random_claim
 from .view import GameView
 
@@ -39,8 +43,10 @@ __all__ = [
     "AgentFactory",
     "GameView",
     "HeuristicAgent",
+    "Memory",
     "RandomAgent",
     "deliver",
+    "recalled",
     "tell",
     "visible",
 ]
@@ -55,6 +61,14 @@ class Agent(Protocol):
 
     def reset(self, seat: int, game: GameView) -> None:
         """Start (or resume) playing ``seat``; forget any previous game."""
+        ...
+
+    def recall(self, seat: int, game: GameView, past: Iterable[Memory]) -> None:
+        """Play ``seat`` of a game in progress whose record for this seat is ``past``."""
+        ...
+
+    def remember(self, past: Iterable[Memory]) -> None:
+        """Take in more of the seat's record, as :meth:`recall` does."""
         ...
 
     def observe(self, events: Sequence[Event]) -> None:
@@ -93,6 +107,21 @@ def deliver(agent: Agent, seat: int, events: Iterable[Event]) -> None:
         agent.observe(visible(events, seat))
 
 
+def recalled(past: Iterable[Memory], seat: int) -> list[Memory]:
+    """What ``seat`` took in of a whole game's record: the events it may see, every claim,
+    its own discards (the input of :meth:`Agent.recall`)."""
+    out: list[Memory] = []
+    for m in past:
+        if isinstance(m, Claim):
+            out.append(m)
+        elif isinstance(m, Event):
+            if m.to is None or seat in m.to:
+                out.append(m)
+        elif m.seat == seat:
+            out.append(m)
+    return out
+
+
 def tell(agent: Agent, claims: Sequence[Claim]) -> None:
     """Let ``agent`` hear public claims (skipped for agents that remember nothing)."""
     if agent.observes and claims:
@@ -112,6 +141,12 @@ class RandomAgent:
         self.vetoes = vetoes  # False: never propose a veto (the timers' default move)
 
     def reset(self, seat: int, game: GameView) -> None:
+        """Nothing to remember."""
+
+    def recall(self, seat: int, game: GameView, past: Iterable[Memory]) -> None:
+        """Nothing to remember."""
+
+    def remember(self, past: Iterable[Memory]) -> None:
         """Nothing to remember."""
 
     def observe(self, events: Sequence[Event]) -> None:
@@ -137,5 +172,6 @@ class RandomAgent:
 AGENTS: dict[str, AgentFactory] = {
     "random": RandomAgent,
     "heuristic": HeuristicAgent,
+    "counter": CounterAgent,
 }
 """Agent kinds by name (the CLI's ``--agents`` and the bot's AI seats use these names)."""

@@ -17,42 +17,28 @@ Everything here is a few dict and list updates per event: the bot calls it in ha
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
-from shbot.engine import FASCIST, HITLER, LIBERAL, Event, Kind
-from shbot.engine.claims import Claim, ClaimKind
+from shbot.engine import FASCIST, HITLER, LIBERAL, Discard, Event, Kind
+from shbot.engine.claims import FACT_KINDS, Claim, Fact
 
+from .dice import Dice
 from .view import GameView
+from .weights import (
+    ENACT_F,
+    ENACT_L,
+    KNOWN,
+    VOTE_BAD,
+    VOTE_F,
+    VOTE_L,
+)
 
-__all__ = ["KNOWN", "Reader", "contains"]
+__all__ = ["KNOWN", "Memory", "Reader", "contains"]
 
-KNOWN = 10.0
-"""Score of a seat whose party this seat knows: +KNOWN Fascist, -KNOWN trusted."""
-ENACT_F = 0.8
-"""Suspicion for each member of a government that enacted a Fascist policy."""
-ENACT_L = 0.6
-"""Trust earned by each member of a government that enacted a Liberal policy."""
-VOTE_F = 0.3
-"""Suspicion for a Ja vote on a government that then enacted a Fascist policy."""
-VOTE_L = 0.5
-"""Suspicion for a Nein vote on a government that then enacted a Liberal policy."""
-VOTE_BAD = 0.4
-"""Suspicion for a Ja vote on a government with a seat this one knows is Fascist."""
-CONFLICT = 2.0
-"""Suspicion for both sides of claims that cannot both be true."""
-LIE = 5.0
-"""Suspicion for a claim that contradicts the public record by itself."""
-ADMIT = 3.0
-"""Suspicion for a claim that admits a Fascist play (discarded or skipped a Liberal)."""
-LUCK = 0.5
-"""Suspicion taken back from a government whose claims say it had only Fascist tiles."""
-SILENT = 0.5
-"""Suspicion for saying nothing after a Fascist policy."""
-ACCUSED = 2.5
-"""Suspicion for a seat a trusted President says is Fascist (scaled by that trust)."""
-CLEARED = 1.0
-"""Trust for a seat a trusted President says is Liberal (scaled by that trust)."""
+Memory = Event | Claim | Discard
+"""One thing a seat took in, in order: an event it was shown, a public claim, or its own
+discard as President (the one choice of a seat the engine's events do not repeat)."""
 
 
 def contains(big: str, small: str) -> bool:
@@ -66,8 +52,14 @@ class Reader:
     observes = True
 
     def __init__(self, rng: random.Random | None = None) -> None:
-        self.rng = rng or random.Random()
+        self.seed = (rng or random.Random()).getrandbits(64)
+        self.rng = Dice(self.seed)
         self._clear(-1, 0)
+
+    def _roll(self, *key: int) -> None:
+        """Fresh dice for one decision, from the seed, the seat, the round and ``key``
+        alone (:mod:`shbot.players.dice`): a rebuilt agent rolls the same numbers."""
+        self.rng = Dice(self.seed, self.seat, self.round, *key)
 
     def _clear(self, seat: int, n: int) -> None:
         """Forget everything: a new game (or a resumed one) starts from the views."""
@@ -94,6 +86,8 @@ class Reader:
         self.ballots: list[int | None] = []
         self.sessions: dict[int, list[Any]] = {}
         self.claimed_party: dict[int, tuple[int, str]] = {}
+        self.facts: list[Fact] = []  # the public record the table's conflict flags read
+        self.said: list[Claim] = []  # every claim heard, this seat's own included
 
     @property
     def truthful(self) -> bool:
@@ -102,7 +96,33 @@ class Reader:
 
     # ---------------------------------------------------------------- memory
 
+    def recall(self, seat: int, game: GameView, past: Iterable[Memory]) -> None:
+        """Play ``seat`` of a game in progress, remembering ``past`` — every event the seat
+        was shown, the public claims and its own discards, in the order they came — so that
+        it decides exactly as an agent that watched from the start (same seed)."""
+        self.reset(seat, game)
+        n = self.n
+        self.known, self.alive, self.confirmed = {}, [True] * n, [False] * n
+        self.liberal = self.fascist = self.tracker = self.round = 0
+        self.president = self.chancellor = -1
+        self.hand = []
+        self.remember(past)
+
+    def remember(self, past: Iterable[Memory]) -> None:
+        """Take in more of the seat's record (see :meth:`recall`), in order."""
+        for item in past:
+            if isinstance(item, Claim):
+                self.hear((item,))
+            elif isinstance(item, Discard):
+                passed = list(self.drawn)
+                if item.policy in passed:
+                    passed.remove(item.policy)
+                self.passed = passed
+            else:
+                self.observe((item,))
+
     def reset(self, seat: int, game: GameView) -> None:
+        """Start playing ``seat`` from the views alone (a new game: nothing to remember)."""
         mine = game.private_view(seat)
         board = game.public_view()
         self._clear(seat, board["players"])
@@ -127,8 +147,13 @@ class Reader:
         self.hand = list(mine.get("hand", ()))
 
     def observe(self, events: Sequence[Event]) -> None:
-        for kind, data, _ in events:
-            if kind is Kind.ROUND_STARTED:
+        for event in events:
+            kind, data, to = event
+            if to is None and kind in FACT_KINDS:
+                self.facts.append(Fact(data.get("round", self.round), event))
+            if kind is Kind.GAME_STARTED:
+                self.fascist = int(data.get("fascist", 0))  # a rebalanced game's preset
+            elif kind is Kind.ROUND_STARTED:
                 self.round, self.president, self.chancellor = (
                     data["round"],
                     data["president"],
@@ -168,6 +193,8 @@ class Reader:
                 self.confirmed[data["seat"]] = True
             elif kind is Kind.INVESTIGATION_RESULT:
                 self.known[data["target"]] = data["party"]
+                if self.role == HITLER and data["party"] == FASCIST:
+                    self._prove(data["target"])  # Hitler has found a teammate
             elif kind is Kind.PEEK_RESULT:
                 self.my_peek = list(data["policies"])
             elif kind is Kind.EXECUTED:
@@ -238,108 +265,8 @@ class Reader:
     # ---------------------------------------------------------------- claims
 
     def hear(self, claims: Sequence[Claim]) -> None:
-        """Weigh public claims against the record and against what this seat saw."""
-        for claim in claims:
-            if claim.seat == self.seat:
-                continue
-            kind = claim.kind
-            if kind is ClaimKind.INVESTIGATED:
-                self._heard_investigation(claim)
-            elif kind is ClaimKind.PEEKED:
-                self.peek_claim = (claim.seat, "".join(sorted(claim.policies)))
-            else:
-                self._heard_session(claim)
-
-    def _heard_session(self, claim: Claim) -> None:
-        record = self.sessions.get(claim.round)
-        if record is None:
-            return
-        p, c, enacted, peek, my_peek = record[:5]
-        if claim.seat == p and claim.kind in (ClaimKind.DRAWN, ClaimKind.NONE):
-            record[5] = "".join(sorted(claim.policies)) if claim.kind is ClaimKind.DRAWN else ""
-            self._weigh_drawn(p, c, enacted, record[5], peek, my_peek)
-        elif claim.seat == c and claim.kind in (ClaimKind.RECEIVED, ClaimKind.NONE):
-            record[6] = "".join(sorted(claim.policies)) if claim.kind is ClaimKind.RECEIVED else ""
-            self._weigh_received(p, c, enacted, record[6])
-        else:
-            return
-        drawn, got = record[5], record[6]
-        if drawn is not False and got is not False:
-            del self.sessions[claim.round]
-            if drawn and got:
-                self._weigh_pair(p, c, drawn, got)
-
-    def _weigh_drawn(
-        self, p: int, c: int, enacted: str | None, drawn: str, peek: Any, my_peek: str
-    ) -> None:
-        if not drawn:
-            if enacted == FASCIST:
-                self._add(p, SILENT)
-            return
-        if enacted and enacted not in drawn:
-            self._conflict(p, c)  # LLL yet Fascist (or FFF yet Liberal): someone lies
-        elif enacted == FASCIST and drawn == FASCIST * 3:
-            self._add(p, -LUCK)
-        if peek is not None and peek[0] != p and peek[1] != drawn:
-            self._conflict(p, peek[0])
-        if my_peek and my_peek != drawn and self.truthful:
-            self._prove(p)
-        if self.seat == c and self.received and self.truthful:
-            got = "".join(self.received)
-            if not contains(drawn, got) or (LIBERAL in drawn and LIBERAL not in got):
-                self._prove(p)  # lied, or admits discarding a Liberal tile I never saw
-
-    def _weigh_received(self, p: int, c: int, enacted: str | None, got: str) -> None:
-        if not got:
-            if enacted == FASCIST:
-                self._add(c, SILENT)
-            return
-        if enacted and enacted not in got:
-            self._add(c, LIE)
-        elif enacted == FASCIST and LIBERAL in got:
-            self._add(c, ADMIT)
-        elif enacted == FASCIST:
-            self._add(c, -LUCK / 2)
-        elif enacted == "" and LIBERAL in got:
-            self._add(c, ADMIT / 2)  # vetoed a Liberal tile
-        passed = "".join(sorted(self.passed, key=lambda x: x != FASCIST))
-        if self.seat == p and passed and self.truthful and passed != got:
-            self._prove(c)
-
-    def _weigh_pair(self, p: int, c: int, drawn: str, got: str) -> None:
-        if not contains(drawn, got):
-            if self.seat not in (p, c):
-                self._conflict(p, c)
-        elif LIBERAL in drawn and LIBERAL not in got:
-            self._add(p, ADMIT)  # both agree the President discarded a Liberal tile
-
-    def _conflict(self, a: int, b: int) -> None:
-        if self.seat in (a, b):
-            if self.truthful:
-                self._prove(b if self.seat == a else a)
-            return
-        self._add(a, CONFLICT)
-        self._add(b, CONFLICT)
-
-    def _heard_investigation(self, claim: Claim) -> None:
-        p, t, party = claim.seat, claim.target, claim.party
-        if t is None or party not in (LIBERAL, FASCIST):
-            return
-        if self.truthful and (t == self.seat or t in self.known):
-            actual = LIBERAL if t == self.seat else self.known[t]
-            if party != actual:
-                self._prove(p)
-            return
-        earlier = self.claimed_party.get(t)
-        if earlier is not None and earlier[1] != party and earlier[0] != p:
-            self._conflict(p, earlier[0])
-        self.claimed_party[t] = (p, party)
-        trust = self.susp[p]
-        credit = 1.0 if trust <= 0 else max(0.2, 1.0 - trust / 3)
-        if party == FASCIST:
-            self._add(t, ACCUSED * credit)
-        else:
-            self._add(t, -CLEARED * credit)
+        """Remember public claims (weighing them is :class:`~.listener.Listener`'s)."""
+        self.said.extend(claims)
 
     # ---------------------------------------------------------------- reading
 

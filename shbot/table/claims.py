@@ -13,6 +13,8 @@ Kept in ``Table.talk`` (plain JSON):
 - ``sights``: ``"<round>:<kind>" -> [seat, target, step]``, in the order they opened (the
   step at the opening names the sight in callback data, like every button names its step);
 - ``claims``: ``"<round>:<kind>" -> Claim.to_list()`` (one per sight, a NONE for "no claim");
+- ``at``: ``"<round>:<kind>" -> `` the number of lines of ``Table.log`` when the claim was
+  made, so that a computer player rebuilt mid-game hears it where the others did;
 - ``truth``: what each sight really showed — hidden, read only once the game is over;
 - ``logs``: ``"<round>" -> the closed round's log``, to edit its message with a late claim
   (dropped once the round's sights are all claimed, and at the end).
@@ -205,6 +207,7 @@ def claim(table: Table, gid: str, step: int, user_id: int, arg: str | None) -> O
     else:
         said = Claim(rnd, seat, kind, value)
     _part(table, "claims")[k] = said.to_list()
+    _part(table, "at")[k] = table.log.count("\n") + 1 if table.log else 0  # heard after
     table.owe(f"claim:{k}", user_id)
     _owe_round(table, rnd)
     if all(s[0] in table.talk["claims"] for s in sights(table, rnd)):

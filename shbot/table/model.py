@@ -112,8 +112,15 @@ class Table:
         Owing a slot again replaces the older entry (latest state wins); a payload given
         before is kept unless a new one is given, so a later re-render keeps its data.
         Nothing private is owed to a computer seat (a negative id), nor a prompt to a person
-        a computer plays for (:mod:`shbot.table.seats`)."""
-        if chat < GROUP or (chat in self.standins and slot.startswith(("prompt:", "nudge:"))):
+        a computer plays for (:mod:`shbot.table.seats`), nor a claim prompt they were not
+        shown already (the computer claims for their seat)."""
+        if chat < GROUP or (
+            chat in self.standins
+            and (
+                slot.startswith(("prompt:", "nudge:"))
+                or (slot.startswith("claim:") and slot not in self.shown)
+            )
+        ):
             return
         self.seq += 1
         old = self.owed.get(slot)

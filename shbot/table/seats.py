@@ -151,6 +151,9 @@ def stand_in(table: Table, user_id: int, why: str) -> Outcome:
     for slot in (f"prompt:{table.step}", f"nudge:{table.step}:{seat}"):
         if slot in table.owed and table.owed[slot][2] and not table.owed[slot][2].get("done"):
             del table.owed[slot]
+    for k in _unclaimed(table, seat):  # the computer claims for the seat now
+        if f"claim:{k}" not in table.shown:
+            table.owed.pop(f"claim:{k}", None)
     table.owe(f"standin:{seat}", payload={"seat": seat, "why": why, "back": False})
     table.owe(f"seatback:{table.step}:{seat}", user_id, {"seat": seat})
     return Outcome(table, answer="standin")
@@ -186,7 +189,16 @@ def take_back(table: Table, gid: str, user_id: int) -> Outcome:
     table.owe(f"standin:{seat}", payload={"seat": seat, "why": "back", "back": True})
     if game.phase in PRIVATE_PHASES and prompt_seat(game) == seat:
         table.owe(f"prompt:{table.step}", user_id, {"seat": seat, "new": True})
+    for k in _unclaimed(table, seat):  # a claim the computer had not made yet: theirs
+        table.owe(f"claim:{k}", user_id, {"seat": seat})
     return Outcome(table, answer="seat_back")
+
+
+def _unclaimed(table: Table, seat: int) -> list[str]:
+    """The seat's open sights with no claim yet (keys of ``Table.talk``)."""
+    said = table.talk.get("claims", {})
+    sights = table.talk.get("sights", {})
+    return [k for k, v in sights.items() if int(v[0]) == seat and k not in said]
 
 
 def offer_seat_back(table: Table, user_id: int) -> Outcome:
