@@ -1,3 +1,3 @@
 """shbot: play Secret Hitler in a Telegram group chat."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

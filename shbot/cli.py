@@ -39,7 +39,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def version() -> str:
-    """``shbot 0.1.0 (/path/to/shbot, Python 3.11.7)``: the version and the copy that runs."""
+    """``shbot 0.2.0 (/path/to/shbot, Python 3.11.7)``: the version and the copy that runs."""
     where = Path(shbot.__file__).resolve().parent
     return f"shbot {shbot.__version__} ({where}, Python {platform.python_version()})"
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -130,6 +131,19 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     where = Path(shbot.__file__).resolve().parent
     assert out == f"shbot {shbot.__version__} ({where}, Python {sys.version.split()[0]})\n"
+
+
+def test_the_version_is_the_newest_release_of_the_changelog() -> None:
+    """The version says what it is: the newest dated release heading of CHANGELOG.md."""
+    changelog = (Path(__file__).resolve().parent.parent / "CHANGELOG.md").read_text("utf-8")
+    headings = re.findall(r"^## \[([^\]]+)\](.*)$", changelog, re.M)
+    releases = [(name, rest) for name, rest in headings if name != "Unreleased"]
+    newest, date = releases[0]
+    assert newest == shbot.__version__, (newest, shbot.__version__)
+    assert re.fullmatch(r" - \d{4}-\d{2}-\d{2}", date), date
+    if headings[0][0] == "Unreleased":  # allowed above it, but then not empty
+        body = changelog.split("## [Unreleased]", 1)[1].split("\n## [", 1)[0]
+        assert body.strip(), "an empty Unreleased section"
 
 
 @pytest.mark.parametrize("command", ["run", "health"])
