@@ -148,7 +148,7 @@ def public(t: Translator, table: Table) -> dict[str, Any]:
         out["seats"] = seats(t, table, None)
         return out
     view = game.public_view()
-    out["board"] = svg.board(board_facts(view))
+    out["board"] = svg.board(board_facts(view, table.names()))
     out["round"] = game.round
     out["phase"] = view["phase"]
     live = out["status"] == "running"

@@ -145,12 +145,7 @@ def _band(index: int, shown: tuple[Any, ...]) -> tuple[bytes, int, int]:
     top, bottom = _ROWS[index]
     image = Image.new("P", (WIDTH, HEIGHT), BG)
     d = ImageDraw.Draw(image)
-    if board.winner:  # drawn first, as everything else may cover it
-        d.rectangle(
-            (0, 0, WIDTH - 1, HEIGHT - 1),
-            outline=LIB if board.winner == "liberal" else FAS,
-            width=8,
-        )
+    _border(d, board)
     _DRAW[index](d, board)
     # Two BG pixels before each row pack to byte 0, PNG's filter "none" that starts a row.
     rows = Image.new("P", (WIDTH + 2, bottom - top), BG)
@@ -158,6 +153,24 @@ def _band(index: int, shown: tuple[Any, ...]) -> tuple[bytes, int, int]:
     raw = rows.tobytes("raw", "P;4")
     deflate = zlib.compressobj(1, zlib.DEFLATED, -15)  # raw deflate, ended on a byte boundary
     return deflate.compress(raw) + deflate.flush(zlib.Z_SYNC_FLUSH), zlib.adler32(raw), len(raw)
+
+
+def draw(d: ImageDraw.ImageDraw, board: BoardFacts) -> None:
+    """The whole of ``board`` on ``d`` at once, on a ``WIDTH`` x ``HEIGHT`` canvas of colour
+    ``BG``: how the Mini App's SVG (``shbot.webapp.svg``) draws the same design."""
+    _border(d, board)
+    for part in _DRAW:
+        part(d, board)
+
+
+def _border(d: ImageDraw.ImageDraw, board: BoardFacts) -> None:
+    """The winner's colour round the edge; drawn first, as everything else may cover it."""
+    if board.winner:
+        d.rectangle(
+            (0, 0, WIDTH - 1, HEIGHT - 1),
+            outline=LIB if board.winner == "liberal" else FAS,
+            width=8,
+        )
 
 
 def _png(bands: list[tuple[bytes, int, int]]) -> bytes:

@@ -75,7 +75,7 @@
     const note = v.status === "lobby" ? L.lobby : v.status === "cancelled" ? L.cancelled
       : v.you === null && v.status !== "over" ? L.watching : "";
     $("note").textContent = note; $("note").hidden = !note;
-    $("board").innerHTML = v.board || "";  // drawn by the server from public numbers only, no text
+    $("board").innerHTML = v.board || "";  // drawn by the server from public facts only
     $("board-box").hidden = !v.board;
     const seats = $("seats"); seats.textContent = "";
     for (const s of v.seats || []) seats.append(seat(s, L));
