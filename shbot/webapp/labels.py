@@ -23,7 +23,7 @@ def labels(t: Translator) -> dict[str, str]:
         "cancelled": t._("This game was cancelled."),
         "legend": t._(
             "⭐ President · ◆ Chancellor · ☆ ◇ candidates · ✅ confirmed not Hitler · "
-            "💀 dead · ⊘ term-limited · 🗳 voted · ⏳ not yet"
+            "💀 dead · 🔒 term-limited · 🗳 voted · ⏳ not yet"
         ),
         "you": t._("you"),
         "live": t._("Live"),

@@ -58,7 +58,7 @@
     const name = document.createElement("span"); name.className = "name";
     name.textContent = (s.bot ? "🤖 " : "") + s.name; name.title = s.name; li.append(name);
     const marks = [MARKS[s.gov] || "", s.confirmed ? "✅" : "", s.alive === false ? "💀" : "",
-      s.limited ? "⊘" : "", s.voted === true ? "🗳" : s.voted === false ? "⏳" : ""].join("");
+      s.limited ? "🔒" : "", s.voted === true ? "🗳" : s.voted === false ? "⏳" : ""].join("");
     if (marks) { const m = document.createElement("span"); m.className = "marks"; m.textContent = marks; li.append(m); }
     if (s.role) { const r = document.createElement("span"); r.className = "role"; r.textContent = s.role; li.append(r); }
     if (s.you) { const y = document.createElement("span"); y.className = "tag"; y.textContent = L.you; li.append(y); }
