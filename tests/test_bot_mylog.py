@@ -190,7 +190,8 @@ async def test_after_the_end_mylog_tells_the_whole_game(bot: Bot) -> None:
     role_word = {LIBERAL: "Liberal", FASCIST: "Fascist", HITLER: "Hitler"}[game.roles[0]]
     assert lines[2] == f"You were <b>{role_word}</b>: you won.", lines[2]
     assert lines[3].startswith("Final tracks: 🔵 1/5 · 🔴 4/6")
-    assert lines[4].startswith(f"Hitler: {FSI}<b>{names[3]}</b>{PDI} · Fascists: ")
+    # Five players: one Fascist besides Hitler, named in the singular.
+    assert lines[4].startswith(f"Hitler: {FSI}<b>{names[3]}</b>{PDI} · Fascist: ")
     assert "🏁 <b>The whole game</b>" not in summary
     message = bot.fake.messages(user.id)[-1]
     assert [b["text"] for b in message.buttons()] == ["📜 The whole game"]

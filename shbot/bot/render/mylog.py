@@ -119,8 +119,10 @@ def summary_lines(t: Translator, table: Table, seat: int) -> list[str]:
         f"{winner} {condition_text(t, game.condition.value)}",
         you,
         final_tracks(t, game)[0],
-        t._(
+        t.ngettext(
+            "Hitler: {hitler} · Fascist: {fascists}",
             "Hitler: {hitler} · Fascists: {fascists}",
+            len(fascists),
             hitler=name(names, game.roles.index(HITLER)),
             fascists=name_list(t, names, fascists),
         ),

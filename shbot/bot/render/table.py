@@ -293,7 +293,13 @@ def waiting_line(t: Translator, table: Table) -> str | None:
         parts.append("✅ " + t._(", ").join(light_name(names, s) for s in voted))
     if waiting:
         parts.append("⏳ " + t._(", ").join(light_name(names, s) for s in waiting))
-    return f"🗳 {len(voted)}/{len(living)}: " + " · ".join(parts)
+    # Translators: the vote's progress, "🗳 2/3: ✅ Alice, Léa · ⏳ Mika".
+    return t._(
+        "🗳 {voted}/{living}: {lists}",
+        voted=len(voted),
+        living=len(living),
+        lists=" · ".join(parts),
+    )
 
 
 def prompt_line(t: Translator, table: Table) -> str | None:
