@@ -28,9 +28,10 @@ from telegram import InlineKeyboardMarkup
 from shbot.storage import GameRecord, StoreError
 from shbot.table import Table
 
+from .budget import PROGRESS, RESERVE, STEP, Budget
 from .pacer import Pacer
 from .sender import Dropped, Migrated, Retry, Sender, Unreachable
-from .slots import Rendered, priority, target
+from .slots import Rendered, target
 from .tables import Tables
 
 if TYPE_CHECKING:
@@ -62,6 +63,7 @@ class _Chat:
     reply_calls: list[float] = field(default_factory=list)
     retry_at: float = 0.0
     attempts: int = 0
+    kind: int = STEP  # what the chosen message is worth (budget.STEP or PROGRESS)
     task: asyncio.Task[None] | None = None
 
 
@@ -78,6 +80,8 @@ class Outbox:
         self.mine: dict[int, set[tuple[str, int]]] = {}
         self._chats: dict[int, _Chat] = {}
         self._seq = 0
+        self.budget = Budget()
+        self.calls = 0  # Bot API calls made (an edit that changes nothing makes none)
         self.sender = Sender(bot, pacer, self._count)
         self._running: set[int] = set()  # groups whose worker runs
         self._idle = asyncio.Event()
@@ -99,6 +103,7 @@ class Outbox:
         is the record's table already built (the worker only reads it): not parsed again."""
         if record is None:
             self.tables.pop(chat_id)
+            self.budget.forget(chat_id)
         else:
             self.tables.remember(record, table)
             mine = self.mine.setdefault(chat_id, set())
@@ -230,29 +235,41 @@ class Outbox:
     def _choose(
         self, chat_id: int, table: Table | None, state: _Chat
     ) -> tuple[str | tuple[str, Plain] | None, float | None]:
-        """The most urgent message that may be sent now, or how long to wait for one."""
+        """The most urgent message that may be sent now, or how long to wait for one: step
+        changes first, then progress within its budget (see :mod:`shbot.bot.budget`)."""
         now = self.pacer.clock()
-        ready: list[tuple[int, int, Any]] = []
+        ready: list[tuple[int, int, int, Any]] = []
         soonest: float | None = None
-        candidates: list[tuple[int, int, int, Any]] = []
+        candidates: list[tuple[int, int, int, int, str, Any]] = []
+        budget = self.budget
         if table is not None:
             mine = self.mine.get(chat_id, set())
             for slot, entry in table.owed.items():
                 if (slot, entry[0]) not in mine:
                     continue  # owed by another process's commit: that process delivers it
-                candidates.append((target(chat_id, entry), priority(slot), entry[0], slot))
+                kind = budget.kind(chat_id, table, slot, entry)
+                to = target(chat_id, entry)
+                order = budget.order(slot, kind, table)
+                candidates.append((to, kind, order, entry[0], slot, slot))
         for key, plain in state.plain.items():
-            candidates.append((plain.chat_id, 3, plain.seq, (key, plain)))
+            kind = PROGRESS if plain.chat_id < 0 else STEP  # a command reply in a group
+            candidates.append((plain.chat_id, kind, 3, plain.seq, f"#{key}", (key, plain)))
         if not candidates:
             return None, None
-        for chat, prio, seq, item in candidates:
-            at = max(self.pacer.ready_at(chat, now), state.retry_at)
+        for chat, kind, order, seq, key, item in candidates:
+            progress = kind == PROGRESS and chat < 0
+            at = self.pacer.ready_at(chat, now, RESERVE if progress else 0)
+            at = max(at, state.retry_at)
+            if progress:
+                at = max(at, budget.not_before(chat, key, now, self.pacer.free(chat, now)))
             if at <= now:
-                ready.append((prio, seq, item))
+                ready.append((kind, order, seq, item))
             elif soonest is None or at < soonest:
                 soonest = at
         if ready:
-            return min(ready, key=lambda x: (x[0], x[1]))[2], 0.0
+            choice = min(ready, key=lambda x: (x[0], x[1], x[2]))
+            state.kind = choice[0]
+            return choice[3], 0.0
         return None, (soonest or now) - now
 
     # ------------------------------------------------------------------ one message
@@ -267,6 +284,7 @@ class Outbox:
         if rendered is None:  # nothing to show any more (e.g. a prompt whose step is over)
             await self._ack(chat_id, table.gid, slot, seq, None, keep=False)
             return
+        calls = self.calls
         try:
             mid = await self.sender.send(rendered, state)
         except Retry:
@@ -283,6 +301,8 @@ class Outbox:
             return
         except Dropped:
             mid = None
+        kind = state.kind if self.calls > calls else STEP  # a no-op edit spent nothing
+        self.budget.sent(chat_id, slot, table, kind, self.pacer.clock())
         for attempt in range(1, STORE_RETRIES + 1):
             try:
                 await self._ack(chat_id, table.gid, slot, seq, mid, keep=rendered.keep)
@@ -299,11 +319,13 @@ class Outbox:
     async def _deliver_plain(self, chat_id: int, item: tuple[str, Plain], state: _Chat) -> None:
         key, plain = item
         rendered = Rendered(plain.chat_id, plain.text, plain.markup, plain.edit_id, False)
+        kind = state.kind
         with contextlib.suppress(Dropped, Unreachable, Migrated):
             try:
                 await self.sender.send(rendered, state)
             except Retry:
                 return
+        self.budget.sent(plain.chat_id, f"#{key}", None, kind, self.pacer.clock())
         if state.plain.get(key) is plain:
             del state.plain[key]
         if plain.chat_id == chat_id and chat_id < 0:
@@ -325,6 +347,7 @@ class Outbox:
             log.warning("could not store the reply times of %s", chat_id)
 
     def _count(self, chat_id: int) -> None:
+        self.calls += 1
         at = self.pacer.take(chat_id)
         if chat_id < 0:
             owner = self._chats.get(chat_id)

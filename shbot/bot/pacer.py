@@ -17,6 +17,9 @@ from collections.abc import Callable, Iterable
 GROUP_LIMIT, GROUP_PERIOD = 20, 60.0
 PRIVATE_LIMIT, PRIVATE_PERIOD = 2, 2.0
 OVERALL_LIMIT, OVERALL_PERIOD = 25, 1.0  # leaves room under 30/s for callback answers
+#: A group's calls spread over its minute: at most this many in any ``SMOOTH_PERIOD`` seconds
+#: (the same 20 a minute, in small bursts): a burst of 20 left the next minute silent.
+SMOOTH_LIMIT, SMOOTH_PERIOD = 5, 15.0
 UNSAVED_EDITS = 3  # group calls a crash may leave unrecorded (see Pacer.seed)
 
 
@@ -36,13 +39,15 @@ class Window:
         self.times: deque[float] = deque()
         self.blocked_until = 0.0
 
-    def ready_at(self, now: float) -> float:
+    def ready_at(self, now: float, reserve: int = 0) -> float:
+        """When a call may go; with ``reserve``, when more than that many calls stay free
+        (progress keeps them for step changes: see :mod:`shbot.bot.budget`)."""
         # One expression decides both "expired" and "free at": computed two ways, float
         # rounding could call a call free that is still counted, and the window overflows.
         span = self.period + self.margin
         while self.times and self.times[0] + span <= now:
             self.times.popleft()
-        excess = len(self.times) - self.limit  # a seeded window may hold more than limit
+        excess = len(self.times) - self.limit + reserve  # a seeded window may hold more
         free = now if excess < 0 else self.times[excess] + span
         return max(free, self.blocked_until)
 
@@ -63,6 +68,16 @@ class Pacer:
         self.clock, self.wall, self.enabled = clock, wall, enabled
         self.overall = Window(OVERALL_LIMIT, OVERALL_PERIOD, OVERALL_MARGIN)
         self._chats: dict[int, Window] = {}
+        self._smooth: dict[int, Window] = {}
+
+    def smooth(self, chat_id: int) -> Window:
+        """A group's small window that spreads its calls evenly over the minute."""
+        w = self._smooth.get(chat_id)
+        if w is None:
+            if len(self._smooth) > 50_000:
+                self._smooth.clear()  # forgetting a small window costs one small burst
+            w = self._smooth[chat_id] = Window(SMOOTH_LIMIT, SMOOTH_PERIOD, 0.0)
+        return w
 
     def window(self, chat_id: int) -> Window:
         w = self._chats.get(chat_id)
@@ -78,17 +93,29 @@ class Pacer:
             )
         return w
 
-    def ready_at(self, chat_id: int, now: float | None = None) -> float:
-        """When a call to ``chat_id`` may be made (``now`` or later)."""
+    def ready_at(self, chat_id: int, now: float | None = None, reserve: int = 0) -> float:
+        """When a call to ``chat_id`` may be made (``now`` or later), leaving ``reserve``
+        calls of its window free."""
         now = self.clock() if now is None else now
         if not self.enabled:
             return now
-        return max(self.window(chat_id).ready_at(now), self.overall.ready_at(now))
+        at = max(self.window(chat_id).ready_at(now, reserve), self.overall.ready_at(now))
+        if chat_id < 0:  # progress (a reserve) keeps one call of the small window too
+            at = max(at, self.smooth(chat_id).ready_at(now, 1 if reserve else 0))
+        return at
+
+    def free(self, chat_id: int, now: float) -> int:
+        """Calls a chat's window has free now."""
+        w = self.window(chat_id)
+        w.ready_at(now)  # drops the calls that left the window
+        return w.limit - len(w.times)
 
     def take(self, chat_id: int) -> float:
         """Count a call to ``chat_id`` made now; returns its wall-clock time (to store)."""
         now = self.clock()
         self.window(chat_id).take(now)
+        if chat_id < 0:
+            self.smooth(chat_id).take(now)
         self.overall.take(now)
         return self.wall()
 

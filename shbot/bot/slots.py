@@ -16,7 +16,7 @@ from telegram import InlineKeyboardMarkup
 
 from shbot.engine import Phase
 from shbot.i18n import Translator
-from shbot.table import GROUP, PRIVATE_PHASES, Table, claims, prompt_seat
+from shbot.table import GROUP, PRIVATE_PHASES, Table, prompt_seat
 
 from . import media
 from . import render as r
@@ -78,8 +78,7 @@ class SlotRenderer:
             return None
         text, kb = built
         if fam == "round" and payload.get("closed"):
-            # A closed round is edited again only to add a claim (table.claims).
-            keep = claims.kept(table, int(slot.split(":")[1]))
+            keep = False  # never edited again (claims go to the newest round's message)
         if fam == "prompt" and payload.get("done"):
             keep = False
         notify = fam in ("prompt", "role", "nudge") and not payload.get("done")

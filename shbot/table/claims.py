@@ -213,15 +213,11 @@ def claim(table: Table, gid: str, step: int, user_id: int, arg: str | None) -> O
 
 
 def _owe_round(table: Table, rnd: int) -> None:
-    """Edit the round's message in place (no new message): the current one, or a closed
-    one whose message id is kept."""
+    """Show the claim in the newest round message (edited in place), never in a closed
+    one: that has scrolled away, and editing it would spend a group call nobody sees."""
     assert table.game is not None
-    slot = f"round:{rnd}"
-    if rnd == table.game.round:
-        table.owe(slot)
-    elif slot in table.owed or slot in table.shown:
-        log = _part(table, "logs").get(str(rnd))
-        table.owe(slot, payload=None if log is None else {"log": log, "closed": True})
+    del rnd  # a claim of an earlier round rides in the newest message (its "R{n}:" line)
+    table.owe(f"round:{table.game.round}")
 
 
 # ------------------------------------------------------------------------- reading

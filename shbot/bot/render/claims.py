@@ -102,6 +102,18 @@ def claim_line(t: Translator, table: Table, rnd: int) -> str | None:
     return None if parts is None else f"🗣 {parts}"
 
 
+def earlier_line(t: Translator, table: Table, rnd: int) -> str | None:
+    """The newest round message's line for the claims of the last earlier round with
+    sights ("🗣 R3: ..."): they are made once that round's message has scrolled away."""
+    earlier = [r for r in {claims.parse_key(k)[0] for k, _, _ in claims.sights(table)} if r < rnd]
+    parts = claim_parts(t, table, max(earlier)) if earlier else None
+    return (
+        None
+        if parts is None
+        else "🗣 " + t._("R{round}: {claims}", round=max(earlier), claims=parts)
+    )
+
+
 # ----------------------------------------------------------------------------- private
 
 

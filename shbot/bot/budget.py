@@ -1,0 +1,113 @@
+"""What an owed group message is worth to the players waiting, and when it may spend.
+
+A group gets about 20 calls a minute. Spent first come, first served, a burst of votes
+used the whole minute and the next step's buttons waited for the window to free. Each owed
+group message is therefore one of two kinds:
+
+- a *step change*: something the table must act on or learn to go on (a new message, the
+  next step's buttons, a vote's result, a power, the end): sent as soon as the window
+  allows, before any progress;
+- *progress*: the same step, told in more detail (who has voted, the President's discard,
+  claims, the board's picture, lobby joins, command replies): it waits ``HOLD`` seconds for
+  more of the same (a batch of votes costs one edit), goes at most once every ``GAP``
+  seconds in a group (the window spent evenly, not in a burst), and only while the group's
+  window keeps ``RESERVE`` calls free for the next step changes. It is never dropped: the
+  newest state is rendered when it goes.
+
+A group message's *stage* (round and the part of it the group acts on) tells the two
+apart: an edit whose stage is the one last shown is progress.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from shbot.engine import Phase
+from shbot.table import Table
+
+STEP, PROGRESS = 0, 1
+RESERVE = 5  # group calls in the 60 s window that progress leaves to step changes
+GAP = 3.0  # seconds between two progress calls in one group (60 s / 20 calls)
+HOLD = 0.5  # seconds a progress edit waits for more of the same
+PLENTY = 12  # free calls in a group's window above which progress need not keep a GAP
+GROUP_PARTS = (Phase.NOMINATE.value, Phase.VOTE.value)  # stages with the group's buttons
+SESSION = (Phase.PRESIDENT_DISCARD, Phase.CHANCELLOR_ENACT, Phase.VETO_RESPONSE)
+#: Delivery order within a kind: the board before the round message (Round 1 and /board
+#: read top to bottom: the picture, then the President's buttons under it).
+ORDER = {"board": 0, "round": 1, "lobby": 1}
+
+
+def stage(table: Table) -> tuple[Any, ...]:
+    """What the group acts on now: the lobby, a round's nomination, vote, session, power."""
+    game = table.game
+    if game is None:
+        return ("lobby",)
+    if game.is_over or table.ending:
+        return ("over",)
+    part = "session" if game.phase in SESSION else game.phase.value
+    return (game.round, part)
+
+
+@dataclass
+class Budget:
+    """Per process: the stage each group message last showed, and each group's pace."""
+
+    shown: dict[tuple[int, str], tuple[Any, ...]] = field(default_factory=dict)
+    since: dict[tuple[int, str], float] = field(default_factory=dict)
+    last: dict[int, float] = field(default_factory=dict)  # group -> its last progress call
+
+    def kind(self, group: int, table: Table, slot: str, entry: list[Any]) -> int:
+        """STEP or PROGRESS for an owed slot of ``group`` (private messages: STEP)."""
+        if entry[1] != 0:
+            return STEP
+        fam = slot.split(":", 1)[0]
+        payload: dict[str, Any] = entry[2] or {}
+        if slot not in table.shown or payload.get("new"):
+            return STEP  # a new message: the table reads on below it
+        if fam == "board":
+            return PROGRESS
+        if fam == "lobby":
+            return STEP if payload.get("closed") else PROGRESS
+        if fam == "round":
+            last = self.shown.get((group, slot))
+            if payload.get("closed"):
+                # A closed round's last edit is the result of a vote its buttons still ask
+                # for; after a session or a power (no buttons left) the next round's message
+                # and the board tell what came of it first.
+                return STEP if last is None or last[-1] in GROUP_PARTS else PROGRESS
+            return STEP if last != stage(table) else PROGRESS
+        return STEP
+
+    def order(self, slot: str, kind: int, table: Table) -> int:
+        """Order within a kind: step changes top to bottom (the board's picture above the
+        round's buttons); progress of the message players look at (the newest round's)
+        first, then the board, then closed rounds and the rest."""
+        if kind == STEP:
+            return ORDER.get(slot.split(":", 1)[0], 2)
+        game = table.game
+        if game is not None and slot == f"round:{game.round}":
+            return 0
+        return 1 if slot == "board" else 2
+
+    def not_before(self, group: int, key: str, now: float, free: int) -> float:
+        """The earliest a progress call of ``key`` may go in ``group`` (besides the window,
+        with ``free`` calls of it free now)."""
+        since = self.since.setdefault((group, key), now)
+        gap = 0.0 if free >= PLENTY else GAP
+        return max(since + HOLD, self.last.get(group, -GAP) + gap)
+
+    def sent(self, group: int, key: str, table: Table | None, kind: int, now: float) -> None:
+        """``key`` of ``group`` reached Telegram (``kind``: what it was worth)."""
+        self.since.pop((group, key), None)
+        if table is not None:
+            self.shown[(group, key)] = stage(table)
+        if kind == PROGRESS:
+            self.last[group] = now
+
+    def forget(self, group: int) -> None:
+        """The group's game is gone: nothing of it to remember."""
+        for d in (self.shown, self.since):
+            for k in [k for k in d if k[0] == group]:
+                del d[k]
+        self.last.pop(group, None)
