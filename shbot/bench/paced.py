@@ -47,6 +47,10 @@ class Tap:
     visible: float | None = None  # the first group message showing its change
     complete: float | None = None  # every group message its change owed shown
 
+    @property
+    def first(self) -> int:
+        return min(self.needs.values(), default=0)
+
 
 @dataclass
 class Taps:
@@ -69,6 +73,9 @@ class Taps:
                 del tap.needs[slot]
                 if tap.visible is None:
                     tap.visible = now
+            elif tap.visible is None and slot.startswith("round:") and tap.first <= seq:
+                tap.visible = now  # a newer round message tells what came of it (a discard
+                # the enactment overtook: the closed round's own edit is progress)
             if tap.needs:
                 still.append(tap)
             else:

@@ -9,10 +9,10 @@ group message is therefore one of two kinds:
   allows, before any progress;
 - *progress*: the same step, told in more detail (who has voted, the President's discard,
   claims, the board's picture, lobby joins, command replies): it waits ``HOLD`` seconds for
-  more of the same (a batch of votes costs one edit), goes at most once every ``GAP``
-  seconds in a group (the window spent evenly, not in a burst), and only while the group's
-  window keeps ``RESERVE`` calls free for the next step changes. It is never dropped: the
-  newest state is rendered when it goes.
+  more of the same (a batch of votes costs one edit), and goes only while the group's
+  windows keep calls free for the next step changes (``RESERVE`` of the minute, two of the
+  pacer's small bucket that spreads the minute evenly). It is never dropped: the newest
+  state is rendered when it goes.
 
 A group message's *stage* (round and the part of it the group acts on) tells the two
 apart: an edit whose stage is the one last shown is progress.
@@ -28,14 +28,12 @@ from shbot.table import Table
 
 STEP, PROGRESS = 0, 1
 RESERVE = 5  # group calls in the 60 s window that progress leaves to step changes
-GAP = 3.0  # seconds between two progress calls in one group (60 s / 20 calls)
-HOLD = 0.5  # seconds a progress edit waits for more of the same
-PLENTY = 12  # free calls in a group's window above which progress need not keep a GAP
+HOLD = 1.0  # seconds a progress edit waits for more of the same
 GROUP_PARTS = (Phase.NOMINATE.value, Phase.VOTE.value)  # stages with the group's buttons
 SESSION = (Phase.PRESIDENT_DISCARD, Phase.CHANCELLOR_ENACT, Phase.VETO_RESPONSE)
 #: Delivery order within a kind: the board before the round message (Round 1 and /board
 #: read top to bottom: the picture, then the President's buttons under it).
-ORDER = {"board": 0, "round": 1, "lobby": 1}
+ORDER = {"board": 0, "round": 1}
 
 
 def stage(table: Table) -> tuple[Any, ...]:
@@ -55,7 +53,6 @@ class Budget:
 
     shown: dict[tuple[int, str], tuple[Any, ...]] = field(default_factory=dict)
     since: dict[tuple[int, str], float] = field(default_factory=dict)
-    last: dict[int, float] = field(default_factory=dict)  # group -> its last progress call
 
     def kind(self, group: int, table: Table, slot: str, entry: list[Any]) -> int:
         """STEP or PROGRESS for an owed slot of ``group`` (private messages: STEP)."""
@@ -90,24 +87,20 @@ class Budget:
             return 0
         return 1 if slot == "board" else 2
 
-    def not_before(self, group: int, key: str, now: float, free: int) -> float:
-        """The earliest a progress call of ``key`` may go in ``group`` (besides the window,
-        with ``free`` calls of it free now)."""
-        since = self.since.setdefault((group, key), now)
-        gap = 0.0 if free >= PLENTY else GAP
-        return max(since + HOLD, self.last.get(group, -GAP) + gap)
+    def not_before(self, group: int, key: str, now: float, calm: bool) -> float:
+        """The earliest a progress call of ``key`` may go in ``group`` (besides the pacer's
+        windows, which keep a reserve for step changes); a ``calm`` group (nothing spent of
+        late) shows it at once."""
+        return self.since.setdefault((group, key), now) + (0.0 if calm else HOLD)
 
-    def sent(self, group: int, key: str, table: Table | None, kind: int, now: float) -> None:
-        """``key`` of ``group`` reached Telegram (``kind``: what it was worth)."""
+    def sent(self, group: int, key: str, table: Table | None) -> None:
+        """``key`` of ``group`` reached Telegram (rendered from ``table``)."""
         self.since.pop((group, key), None)
         if table is not None:
             self.shown[(group, key)] = stage(table)
-        if kind == PROGRESS:
-            self.last[group] = now
 
     def forget(self, group: int) -> None:
         """The group's game is gone: nothing of it to remember."""
         for d in (self.shown, self.since):
             for k in [k for k in d if k[0] == group]:
                 del d[k]
-        self.last.pop(group, None)

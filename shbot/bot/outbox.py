@@ -81,7 +81,6 @@ class Outbox:
         self._chats: dict[int, _Chat] = {}
         self._seq = 0
         self.budget = Budget()
-        self.calls = 0  # Bot API calls made (an edit that changes nothing makes none)
         self.sender = Sender(bot, pacer, self._count)
         self._running: set[int] = set()  # groups whose worker runs
         self._idle = asyncio.Event()
@@ -261,7 +260,8 @@ class Outbox:
             at = self.pacer.ready_at(chat, now, RESERVE if progress else 0)
             at = max(at, state.retry_at)
             if progress:
-                at = max(at, budget.not_before(chat, key, now, self.pacer.free(chat, now)))
+                calm = self.pacer.calm(chat, now)
+                at = max(at, budget.not_before(chat, key, now, calm))
             if at <= now:
                 ready.append((kind, order, seq, item))
             elif soonest is None or at < soonest:
@@ -284,7 +284,6 @@ class Outbox:
         if rendered is None:  # nothing to show any more (e.g. a prompt whose step is over)
             await self._ack(chat_id, table.gid, slot, seq, None, keep=False)
             return
-        calls = self.calls
         try:
             mid = await self.sender.send(rendered, state)
         except Retry:
@@ -301,8 +300,7 @@ class Outbox:
             return
         except Dropped:
             mid = None
-        kind = state.kind if self.calls > calls else STEP  # a no-op edit spent nothing
-        self.budget.sent(chat_id, slot, table, kind, self.pacer.clock())
+        self.budget.sent(chat_id, slot, table)
         for attempt in range(1, STORE_RETRIES + 1):
             try:
                 await self._ack(chat_id, table.gid, slot, seq, mid, keep=rendered.keep)
@@ -319,13 +317,12 @@ class Outbox:
     async def _deliver_plain(self, chat_id: int, item: tuple[str, Plain], state: _Chat) -> None:
         key, plain = item
         rendered = Rendered(plain.chat_id, plain.text, plain.markup, plain.edit_id, False)
-        kind = state.kind
         with contextlib.suppress(Dropped, Unreachable, Migrated):
             try:
                 await self.sender.send(rendered, state)
             except Retry:
                 return
-        self.budget.sent(plain.chat_id, f"#{key}", None, kind, self.pacer.clock())
+        self.budget.sent(plain.chat_id, f"#{key}", None)
         if state.plain.get(key) is plain:
             del state.plain[key]
         if plain.chat_id == chat_id and chat_id < 0:
@@ -347,7 +344,6 @@ class Outbox:
             log.warning("could not store the reply times of %s", chat_id)
 
     def _count(self, chat_id: int) -> None:
-        self.calls += 1
         at = self.pacer.take(chat_id)
         if chat_id < 0:
             owner = self._chats.get(chat_id)

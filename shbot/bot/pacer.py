@@ -17,9 +17,11 @@ from collections.abc import Callable, Iterable
 GROUP_LIMIT, GROUP_PERIOD = 20, 60.0
 PRIVATE_LIMIT, PRIVATE_PERIOD = 2, 2.0
 OVERALL_LIMIT, OVERALL_PERIOD = 25, 1.0  # leaves room under 30/s for callback answers
-#: A group's calls spread over its minute: at most this many in any ``SMOOTH_PERIOD`` seconds
-#: (the same 20 a minute, in small bursts): a burst of 20 left the next minute silent.
-SMOOTH_LIMIT, SMOOTH_PERIOD = 5, 15.0
+#: A group's calls spread over its minute: a bucket of this many calls, one more every
+#: ``SMOOTH_EVERY`` seconds (a little under 20 a minute). A burst of 20 left the next minute
+#: silent; small bursts that refill as they go never leave the table waiting long.
+SMOOTH_CAPACITY, SMOOTH_EVERY = 4, 3.75
+SMOOTH_RESERVE = 1  # of them, kept for step changes
 UNSAVED_EDITS = 3  # group calls a crash may leave unrecorded (see Pacer.seed)
 
 
@@ -55,6 +57,30 @@ class Window:
         self.times.append(now)
 
 
+class Bucket:
+    """A token bucket: ``capacity`` calls at once, one more every ``every`` seconds."""
+
+    def __init__(self, capacity: int, every: float) -> None:
+        self.capacity, self.every = capacity, every
+        self.level = float(capacity)
+        self.at: float | None = None
+
+    def _fill(self, now: float) -> None:
+        if self.at is not None and now > self.at:
+            self.level = min(self.capacity, self.level + (now - self.at) / self.every)
+        self.at = now if self.at is None else max(self.at, now)
+
+    def ready_at(self, now: float, keep: int = 0) -> float:
+        """When a call may go leaving ``keep`` calls in the bucket."""
+        self._fill(now)
+        missing = 1 + keep - self.level
+        return now if missing <= 1e-9 else now + missing * self.every
+
+    def take(self, now: float) -> None:
+        self._fill(now)
+        self.level = max(-self.capacity, self.level - 1)
+
+
 class Pacer:
     """Per-chat and overall windows on one monotonic clock (the event loop's)."""
 
@@ -68,16 +94,16 @@ class Pacer:
         self.clock, self.wall, self.enabled = clock, wall, enabled
         self.overall = Window(OVERALL_LIMIT, OVERALL_PERIOD, OVERALL_MARGIN)
         self._chats: dict[int, Window] = {}
-        self._smooth: dict[int, Window] = {}
+        self._smooth: dict[int, Bucket] = {}
 
-    def smooth(self, chat_id: int) -> Window:
-        """A group's small window that spreads its calls evenly over the minute."""
-        w = self._smooth.get(chat_id)
-        if w is None:
+    def smooth(self, chat_id: int) -> Bucket:
+        """A group's bucket that spreads its calls evenly over the minute."""
+        b = self._smooth.get(chat_id)
+        if b is None:
             if len(self._smooth) > 50_000:
-                self._smooth.clear()  # forgetting a small window costs one small burst
-            w = self._smooth[chat_id] = Window(SMOOTH_LIMIT, SMOOTH_PERIOD, 0.0)
-        return w
+                self._smooth.clear()  # forgetting a bucket costs one small burst
+            b = self._smooth[chat_id] = Bucket(SMOOTH_CAPACITY, SMOOTH_EVERY)
+        return b
 
     def window(self, chat_id: int) -> Window:
         w = self._chats.get(chat_id)
@@ -100,15 +126,13 @@ class Pacer:
         if not self.enabled:
             return now
         at = max(self.window(chat_id).ready_at(now, reserve), self.overall.ready_at(now))
-        if chat_id < 0:  # progress (a reserve) keeps one call of the small window too
-            at = max(at, self.smooth(chat_id).ready_at(now, 1 if reserve else 0))
+        if chat_id < 0:  # progress (a reserve) keeps two calls of the small window too
+            at = max(at, self.smooth(chat_id).ready_at(now, SMOOTH_RESERVE if reserve else 0))
         return at
 
-    def free(self, chat_id: int, now: float) -> int:
-        """Calls a chat's window has free now."""
-        w = self.window(chat_id)
-        w.ready_at(now)  # drops the calls that left the window
-        return w.limit - len(w.times)
+    def calm(self, chat_id: int, now: float) -> bool:
+        """The group spent nothing of late (its bucket is full): no need to batch."""
+        return self.smooth(chat_id).ready_at(now, SMOOTH_CAPACITY - 1) <= now
 
     def take(self, chat_id: int) -> float:
         """Count a call to ``chat_id`` made now; returns its wall-clock time (to store)."""
