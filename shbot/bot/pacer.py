@@ -157,8 +157,11 @@ class Pacer:
             return
         now, wall_now = self.clock(), self.wall()
         w = self.window(chat_id)
+        smooth = self.smooth(chat_id) if chat_id < 0 else None
         for t in sorted(wall_times):
             if wall_now - t < w.period:
                 w.take(now - max(0.0, wall_now - t))
+                if smooth is not None and wall_now - t < SMOOTH_EVERY * SMOOTH_CAPACITY:
+                    smooth.take(now)  # a restart does not refill the bucket at once
         for _ in range(UNSAVED_EDITS):
             w.take(now)
