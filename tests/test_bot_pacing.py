@@ -11,8 +11,8 @@ import pytest
 from shbot.bot import callbacks as cb
 from shbot.bot.app import build_application
 from shbot.bot.budget import RESERVE
-from shbot.bot.pacer import GROUP_LIMIT
 from shbot.bot.config import Config
+from shbot.bot.pacer import GROUP_LIMIT
 from shbot.devtools.fake_telegram import GROUP_LIMITED_METHODS
 from shbot.storage import Store, open_store
 from shbot.table.model import Table
@@ -188,10 +188,10 @@ def limited_calls(fake: FakeBotAPI, chat_id: int, since: float) -> list[float]:
 
 @pytest.mark.looptime
 async def test_a_crash_with_full_windows_and_messages_owed_earns_no_429(tmp_path: Path) -> None:
-    """Three groups fill their minute (all progress may take of it) in the lobby, then start at once: the start
-    owes each group its lobby, board and Round 1 messages (and the roles), which the pacer
-    holds back. The bot crashes with all that owed. The new process restores the group
-    windows from the call times stored with each game: no 429 in the first minute (nor
+    """Three groups fill their minute (all progress may take) in the lobby, then start at
+    once: the start owes each group its lobby, board and Round 1 messages (and the roles),
+    which the pacer holds back. The bot crashes with all that owed. The new process restores
+    the group windows from the call times stored with each game: no 429 in the first minute (nor
     later), and everything owed arrives. (SQLite: Redis's socket timeouts would run on the
     virtual clock.)"""
     path = str(tmp_path / "shbot.sqlite3")
