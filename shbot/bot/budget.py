@@ -20,11 +20,15 @@ apart: an edit whose stage is the one last shown is progress.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from shbot.engine import Phase
 from shbot.table import Table
+
+if TYPE_CHECKING:
+    from .pacer import Pacer
 
 STEP, PROGRESS = 0, 1
 RESERVE = 5  # group calls in the 60 s window that progress leaves to step changes
@@ -98,6 +102,48 @@ class Budget:
         self.since.pop((group, key), None)
         if table is not None:
             self.shown[(group, key)] = stage(table)
+
+    def choose(
+        self,
+        pacer: Pacer,
+        group: int,
+        table: Table | None,
+        mine: set[tuple[str, int]],
+        plain: Mapping[str, Any],
+        retry_at: float,
+    ) -> tuple[Any, float | None]:
+        """The group's most urgent message that may go now (an owed slot's name, or a plain
+        reply's ``(key, reply)``), else None and how long to wait (None: nothing to send).
+        Only slots in ``mine`` (owed by this process's commits)."""
+        now = pacer.clock()
+        ready: list[tuple[int, int, int, Any]] = []
+        soonest: float | None = None
+        candidates: list[tuple[int, int, int, int, str, Any]] = []
+        if table is not None:
+            for slot, entry in table.owed.items():
+                if (slot, entry[0]) not in mine:
+                    continue  # owed by another process's commit: that process delivers it
+                kind = self.kind(group, table, slot, entry)
+                to = group if entry[1] == 0 else int(entry[1])
+                candidates.append((to, kind, self.order(slot, kind, table), entry[0], slot, slot))
+        for key, reply in plain.items():
+            kind = PROGRESS if reply.chat_id < 0 else STEP  # a command reply in a group
+            candidates.append((reply.chat_id, kind, 3, reply.seq, f"#{key}", (key, reply)))
+        if not candidates:
+            return None, None
+        for chat, kind, order, seq, key, item in candidates:
+            progress = kind == PROGRESS and chat < 0
+            at = max(pacer.ready_at(chat, now, RESERVE if progress else 0), retry_at)
+            if progress:
+                at = max(at, self.not_before(chat, key, now, pacer.calm(chat, now)))
+            if at <= now:
+                ready.append((kind, order, seq, item))
+            elif soonest is None or at < soonest:
+                soonest = at
+        if ready:
+            best = min(ready, key=lambda x: (x[0], x[1], x[2]))
+            return best[3], 0.0
+        return None, (soonest or now) - now
 
     def forget(self, group: int) -> None:
         """The group's game is gone: nothing of it to remember."""

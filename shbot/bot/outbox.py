@@ -26,12 +26,12 @@ from typing import TYPE_CHECKING, Any
 from telegram import InlineKeyboardMarkup
 
 from shbot.storage import GameRecord, StoreError
-from shbot.table import Table
+from shbot.table import Outcome, Table, timers
 
-from .budget import PROGRESS, RESERVE, STEP, Budget
+from .budget import Budget
 from .pacer import Pacer
 from .sender import Dropped, Migrated, Retry, Sender, Unreachable
-from .slots import Rendered, target
+from .slots import Rendered
 from .tables import Tables
 
 if TYPE_CHECKING:
@@ -63,7 +63,6 @@ class _Chat:
     reply_calls: list[float] = field(default_factory=list)
     retry_at: float = 0.0
     attempts: int = 0
-    kind: int = STEP  # what the chosen message is worth (budget.STEP or PROGRESS)
     task: asyncio.Task[None] | None = None
 
 
@@ -234,43 +233,9 @@ class Outbox:
     def _choose(
         self, chat_id: int, table: Table | None, state: _Chat
     ) -> tuple[str | tuple[str, Plain] | None, float | None]:
-        """The most urgent message that may be sent now, or how long to wait for one: step
-        changes first, then progress within its budget (see :mod:`shbot.bot.budget`)."""
-        now = self.pacer.clock()
-        ready: list[tuple[int, int, int, Any]] = []
-        soonest: float | None = None
-        candidates: list[tuple[int, int, int, int, str, Any]] = []
-        budget = self.budget
-        if table is not None:
-            mine = self.mine.get(chat_id, set())
-            for slot, entry in table.owed.items():
-                if (slot, entry[0]) not in mine:
-                    continue  # owed by another process's commit: that process delivers it
-                kind = budget.kind(chat_id, table, slot, entry)
-                to = target(chat_id, entry)
-                order = budget.order(slot, kind, table)
-                candidates.append((to, kind, order, entry[0], slot, slot))
-        for key, plain in state.plain.items():
-            kind = PROGRESS if plain.chat_id < 0 else STEP  # a command reply in a group
-            candidates.append((plain.chat_id, kind, 3, plain.seq, f"#{key}", (key, plain)))
-        if not candidates:
-            return None, None
-        for chat, kind, order, seq, key, item in candidates:
-            progress = kind == PROGRESS and chat < 0
-            at = self.pacer.ready_at(chat, now, RESERVE if progress else 0)
-            at = max(at, state.retry_at)
-            if progress:
-                calm = self.pacer.calm(chat, now)
-                at = max(at, budget.not_before(chat, key, now, calm))
-            if at <= now:
-                ready.append((kind, order, seq, item))
-            elif soonest is None or at < soonest:
-                soonest = at
-        if ready:
-            choice = min(ready, key=lambda x: (x[0], x[1], x[2]))
-            state.kind = choice[0]
-            return choice[3], 0.0
-        return None, (soonest or now) - now
+        """The most urgent message that may go now, or how long to wait (:mod:`.budget`)."""
+        mine = self.mine.get(chat_id, set())
+        return self.budget.choose(self.pacer, chat_id, table, mine, state.plain, state.retry_at)
 
     # ------------------------------------------------------------------ one message
 
@@ -303,7 +268,9 @@ class Outbox:
         self.budget.sent(chat_id, slot, table)
         for attempt in range(1, STORE_RETRIES + 1):
             try:
-                await self._ack(chat_id, table.gid, slot, seq, mid, keep=rendered.keep)
+                await self._ack(
+                    chat_id, table.gid, slot, seq, mid, keep=rendered.keep, step=table.step
+                )
                 return
             except StoreError:
                 # Telegram has it: record that once the store is back (sending it again would
@@ -353,22 +320,38 @@ class Outbox:
     # ------------------------------------------------------------------ bookkeeping
 
     async def _ack(
-        self, chat_id: int, gid: str, slot: str, seq: int, mid: int | None, *, keep: bool
+        self,
+        chat_id: int,
+        gid: str,
+        slot: str,
+        seq: int,
+        mid: int | None,
+        *,
+        keep: bool,
+        step: int | None = None,
     ) -> None:
-        """Telegram has the slot: record it (with the group's recent call times)."""
+        """Telegram has the slot: record it (with the group's recent call times). ``step``:
+        the step it was rendered at; the step's prompt starts the step's clock when shown
+        late (:func:`shbot.table.timers.prompt_shown`)."""
         assert self.svc is not None
         calls = self._chat(chat_id).unsaved_calls
         taken = list(calls)
+        shown_at = self.pacer.wall()
+        moved: list[Table] = []
 
         def change(table: Table) -> None:
             table.delivered(slot, seq, mid, keep=keep)
             table.record_calls(taken)
+            if step is not None and timers.prompt_shown(table, slot, step, shown_at):
+                moved.append(table)
 
         self.mine.get(chat_id, set()).discard((slot, seq))
         record = self.tables.get(chat_id)
+        late = step is not None and record is not None and self._late(record, slot, step)
         if (
             mid is not None
             and record is not None
+            and not late
             and mid == _shown(record, slot)
             and record.data.get("gid") == gid
         ):
@@ -380,6 +363,15 @@ class Outbox:
             return
         if await self.svc.commit.bookkeep(chat_id, gid, change):
             del calls[: len(taken)]
+            if moved and self.svc.commit.after is not None:
+                await self.svc.commit.after(chat_id, Outcome(moved[-1]))  # the new deadline
+
+    def _late(self, record: GameRecord, slot: str, step: int) -> bool:
+        """Would showing ``slot`` now move the step's deadline (checked on a copy)?"""
+        table = self.tables.table(record)
+        return table.deadline is not None and timers.prompt_shown(
+            table.copy(), slot, step, self.pacer.wall()
+        )
 
     async def _finalize(self, chat_id: int) -> None:
         assert self.svc is not None
