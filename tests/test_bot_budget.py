@@ -32,7 +32,7 @@ def deliver(budget: Budget, pacer: Pacer, table: Table, group: int, slot: str) -
     entry = table.owed[slot]
     pacer.take(group if entry[1] == 0 else int(entry[1]))
     table.delivered(slot, entry[0], 1000 + len(table.shown), keep=True)
-    budget.sent(group, slot, table)
+    budget.sent(group, slot, table, pacer.clock())
 
 
 def drain(budget: Budget, pacer: Pacer, table: Table, group: int) -> list[str]:

@@ -46,6 +46,7 @@ class Tap:
     needs: dict[str, int]
     visible: float | None = None  # the first group message showing its change
     complete: float | None = None  # every group message its change owed shown
+    owed: bool = False  # its change owed the group something (measured)
 
     @property
     def first(self) -> int:
@@ -58,15 +59,25 @@ class Taps:
 
     all: list[Tap] = field(default_factory=list)
     open: dict[int, list[Tap]] = field(default_factory=dict)
+    seen: dict[tuple[int, str], int] = field(default_factory=dict)  # newest seq delivered
 
     def add(self, tap: Tap) -> None:
         self.all.append(tap)
+        tap.owed = bool(tap.needs)
+        for slot, seq in list(tap.needs.items()):  # delivered while the press was handled
+            if self.seen.get((tap.chat, slot), -1) >= seq:
+                del tap.needs[slot]
+                tap.visible = tap.time
+        if not tap.needs and tap.visible is not None:
+            tap.complete = tap.time
+            return
         if tap.needs:
             self.open.setdefault(tap.chat, []).append(tap)
         else:  # nothing for the group to show: not measured
             tap.visible = tap.complete = tap.time
 
     def acked(self, chat: int, slot: str, seq: int, now: float) -> None:
+        self.seen[(chat, slot)] = max(seq, self.seen.get((chat, slot), -1))
         still = []
         for tap in self.open.get(chat, []):
             if tap.needs.get(slot, seq + 1) <= seq:
@@ -125,7 +136,9 @@ async def paced_bot() -> AsyncIterator[Any]:
 class PacedGame:
     """One group's game from /newgame to its end, every player pressing at ``pace``."""
 
-    def __init__(self, driver: Any, players: int, pace: str, seed: int, taps: Taps) -> None:
+    def __init__(
+        self, driver: Any, players: int, pace: str, seed: int, taps: Taps, delay: float = 0.0
+    ) -> None:
         from shbot.devtools.driver import make_users
 
         self.driver, self.taps = driver, taps
@@ -137,6 +150,7 @@ class PacedGame:
         self.due: dict[tuple[int, int], float] = {}  # (step, seat) -> when it is pressed
         self.rounds: list[float] = []  # when each round began (seen by the players)
         self.start = self.end = 0.0
+        self.delay = delay  # seconds before the group opens its game
 
     def _record(self) -> Any:
         return self.driver.svc.outbox.tables.get(self.group)
@@ -180,6 +194,7 @@ class PacedGame:
 
         loop = asyncio.get_running_loop()
         d, users = self.driver, self.users
+        await asyncio.sleep(self.delay)
         for u in users:
             await self._feed(d.command(u, u.id, "/start"), measured=False)
         self.start = loop.time()
@@ -254,7 +269,7 @@ def longest_silence(taps: list[Tap], calls: list[float], end: float) -> float:
 
     worst = 0.0
     for tap in taps:
-        if not tap.needs and tap.complete == tap.time:
+        if not tap.owed:
             continue
         until = tap.complete if tap.complete is not None else end
         points = [tap.time, *calls[bisect.bisect_right(calls, tap.time) :], until]
@@ -277,20 +292,27 @@ def per_round(calls: list[float], rounds: list[float], end: float) -> float:
     return float(statistics.median(counts))
 
 
-async def run_games(games: int, players: int, pace: str, seed: int) -> dict[str, Any]:
-    """``games`` concurrent games of ``players`` at ``pace``; the figures of the run."""
+async def run_games(
+    games: int, players: int, pace: str, seed: int, spread: float = 0.0
+) -> dict[str, Any]:
+    """``games`` concurrent games of ``players`` at ``pace``, opened at random times within
+    ``spread`` seconds; the figures of the run."""
     taps = Taps()
     loop = asyncio.get_running_loop()
     with watching(taps):
         async with paced_bot() as driver:
-            runs = [PacedGame(driver, players, pace, seed * 1000 + k, taps) for k in range(games)]
+            rng = random.Random(seed)
+            runs = [
+                PacedGame(driver, players, pace, seed * 1000 + k, taps, rng.uniform(0, spread))
+                for k in range(games)
+            ]
             await asyncio.gather(*(r.play() for r in runs))
             await driver.settle(24 * 3600)
             end = loop.time()
             if driver.errors:
                 raise RuntimeError(f"the bot raised: {driver.errors[:3]!r}")
             fake = driver.fake
-    measured = [t for t in taps.all if t.needs or t.complete != t.time]
+    measured = [t for t in taps.all if t.owed]
     lags = [(end if t.visible is None else t.visible) - t.time for t in measured]
     full = [(end if t.complete is None else t.complete) - t.time for t in measured]
     group_calls, private_calls, silences, rounds = [], [], [], []
@@ -328,12 +350,17 @@ async def run_games(games: int, players: int, pace: str, seed: int) -> dict[str,
     }
 
 
-def run(games: int, players: int, pace: str, seed: int) -> dict[str, Any]:
+def run(games: int, players: int, pace: str, seed: int, spread: float = 0.0) -> dict[str, Any]:
     """One run on a fresh virtual-time loop (looptime)."""
     import looptime
 
     with asyncio.Runner(loop_factory=lambda: looptime.new_event_loop(start=0.0)) as runner:
-        return runner.run(run_games(games, players, pace, seed))
+        return runner.run(run_games(games, players, pace, seed, spread))
+
+
+#: Concurrent games open within this many seconds of each other (groups do not all press
+#: Start in the same second).
+SPREAD = 120.0
 
 
 def capacity(seed: int, limit_p95: float = 3.0, most: int = 64) -> tuple[int, dict[str, Any]]:
@@ -342,7 +369,7 @@ def capacity(seed: int, limit_p95: float = 3.0, most: int = 64) -> tuple[int, di
     good, row = 0, {}
     n = 1
     while n <= most:
-        r = run(n, 7, "normal", seed)
+        r = run(n, 7, "normal", seed, SPREAD)
         if r["p95"] > limit_p95 or r["429s"]:
             break
         good, row, n = n, r, n * 2
@@ -351,7 +378,7 @@ def capacity(seed: int, limit_p95: float = 3.0, most: int = 64) -> tuple[int, di
     lo, hi = good, n
     while hi - lo > max(1, lo // 8):
         mid = (lo + hi) // 2
-        r = run(mid, 7, "normal", seed)
+        r = run(mid, 7, "normal", seed, SPREAD)
         if r["p95"] > limit_p95 or r["429s"]:
             hi = mid
         else:

@@ -33,6 +33,10 @@ if TYPE_CHECKING:
 STEP, PROGRESS = 0, 1
 RESERVE = 5  # group calls in the 60 s window that progress leaves to step changes
 HOLD = 1.0  # seconds a progress edit waits for more of the same
+#: Seconds between two edits of the board's picture: the round message's glance line shows
+#: the same facts at once, so changes close together (a failed vote moving the tracker, the
+#: next round's policy resetting it) cost one edit of the picture.
+BOARD_EVERY = 20.0
 GROUP_PARTS = (Phase.NOMINATE.value, Phase.VOTE.value)  # stages with the group's buttons
 SESSION = (Phase.PRESIDENT_DISCARD, Phase.CHANCELLOR_ENACT, Phase.VETO_RESPONSE)
 #: Delivery order within a kind: the board before the round message (Round 1 and /board
@@ -57,6 +61,7 @@ class Budget:
 
     shown: dict[tuple[int, str], tuple[Any, ...]] = field(default_factory=dict)
     since: dict[tuple[int, str], float] = field(default_factory=dict)
+    edited: dict[int, float] = field(default_factory=dict)  # group -> its board's last edit
 
     def kind(self, group: int, table: Table, slot: str, entry: list[Any]) -> int:
         """STEP or PROGRESS for an owed slot of ``group`` (private messages: STEP)."""
@@ -95,11 +100,16 @@ class Budget:
         """The earliest a progress call of ``key`` may go in ``group`` (besides the pacer's
         windows, which keep a reserve for step changes); a ``calm`` group (nothing spent of
         late) shows it at once."""
-        return self.since.setdefault((group, key), now) + (0.0 if calm else HOLD)
+        at = self.since.setdefault((group, key), now) + (0.0 if calm else HOLD)
+        if key == "board":
+            at = max(at, self.edited.get(group, -BOARD_EVERY) + BOARD_EVERY)
+        return at
 
-    def sent(self, group: int, key: str, table: Table | None) -> None:
-        """``key`` of ``group`` reached Telegram (rendered from ``table``)."""
+    def sent(self, group: int, key: str, table: Table | None, now: float) -> None:
+        """``key`` of ``group`` reached Telegram at ``now`` (rendered from ``table``)."""
         self.since.pop((group, key), None)
+        if key == "board":
+            self.edited[group] = now
         if table is not None:
             self.shown[(group, key)] = stage(table)
 
@@ -147,6 +157,7 @@ class Budget:
 
     def forget(self, group: int) -> None:
         """The group's game is gone: nothing of it to remember."""
+        self.edited.pop(group, None)
         for d in (self.shown, self.since):
             for k in [k for k in d if k[0] == group]:
                 del d[k]

@@ -265,7 +265,7 @@ class Outbox:
             return
         except Dropped:
             mid = None
-        self.budget.sent(chat_id, slot, table)
+        self.budget.sent(chat_id, slot, table, self.pacer.clock())
         for attempt in range(1, STORE_RETRIES + 1):
             try:
                 await self._ack(
@@ -289,7 +289,7 @@ class Outbox:
                 await self.sender.send(rendered, state)
             except Retry:
                 return
-        self.budget.sent(plain.chat_id, f"#{key}", None)
+        self.budget.sent(plain.chat_id, f"#{key}", None, self.pacer.clock())
         if state.plain.get(key) is plain:
             del state.plain[key]
         if plain.chat_id == chat_id and chat_id < 0:

@@ -18,10 +18,12 @@ GROUP_LIMIT, GROUP_PERIOD = 20, 60.0
 PRIVATE_LIMIT, PRIVATE_PERIOD = 2, 2.0
 OVERALL_LIMIT, OVERALL_PERIOD = 25, 1.0  # leaves room under 30/s for callback answers
 #: A group's calls spread over its minute: a bucket of this many calls, one more every
-#: ``SMOOTH_EVERY`` seconds (a little under 20 a minute). A burst of 20 left the next minute
-#: silent; small bursts that refill as they go never leave the table waiting long.
-SMOOTH_CAPACITY, SMOOTH_EVERY = 4, 3.75
+#: ``SMOOTH_EVERY`` seconds: 5 + 15 calls in any minute, so the minute's window itself never
+#: fills (a burst of 20 left the next minute silent; small bursts that refill as they go never
+#: leave the table waiting long).
+SMOOTH_CAPACITY, SMOOTH_EVERY = 5, 4.0
 SMOOTH_RESERVE = 1  # of them, kept for step changes
+CALM = 4  # calls left in the bucket for progress to go without waiting for more of the same
 UNSAVED_EDITS = 3  # group calls a crash may leave unrecorded (see Pacer.seed)
 
 
@@ -131,8 +133,8 @@ class Pacer:
         return at
 
     def calm(self, chat_id: int, now: float) -> bool:
-        """The group spent nothing of late (its bucket is full): no need to batch."""
-        return self.smooth(chat_id).ready_at(now, SMOOTH_CAPACITY - 1) <= now
+        """The group spent little of late (its bucket holds ``CALM`` calls): no need to batch."""
+        return not self.enabled or self.smooth(chat_id).ready_at(now, CALM - 1) <= now
 
     def take(self, chat_id: int) -> float:
         """Count a call to ``chat_id`` made now; returns its wall-clock time (to store)."""

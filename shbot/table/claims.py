@@ -14,8 +14,9 @@ Kept in ``Table.talk`` (plain JSON):
   step at the opening names the sight in callback data, like every button names its step);
 - ``claims``: ``"<round>:<kind>" -> Claim.to_list()`` (one per sight, a NONE for "no claim");
 - ``truth``: what each sight really showed — hidden, read only once the game is over;
-- ``logs``: ``"<round>" -> the closed round's log``, to edit its message with a late claim
-  (dropped once the round's sights are all claimed, and at the end).
+- ``logs``: ``"<round>" -> the closed round's log`` (kept by older versions);
+- ``told``: ``"<round>:<kind>" -> the round`` whose message shows the claim: the newest one
+  when it was made (a closed round's message has scrolled away: it is never edited again).
 """
 
 from __future__ import annotations
@@ -205,6 +206,8 @@ def claim(table: Table, gid: str, step: int, user_id: int, arg: str | None) -> O
     else:
         said = Claim(rnd, seat, kind, value)
     _part(table, "claims")[k] = said.to_list()
+    assert table.game is not None
+    _part(table, "told")[k] = table.game.round  # shown in that round's message
     table.owe(f"claim:{k}", user_id)
     _owe_round(table, rnd)
     if all(s[0] in table.talk["claims"] for s in sights(table, rnd)):
@@ -234,6 +237,12 @@ def sights(table: Table, rnd: int | None = None) -> list[tuple[str, int, int | N
 def claim_of(table: Table, k: str) -> Claim | None:
     data = _part(table, "claims").get(k)
     return None if data is None else Claim.from_list(data)
+
+
+def told_in(table: Table, rnd: int) -> list[int]:
+    """The earlier rounds with a claim shown in round ``rnd``'s message."""
+    told = _part(table, "told")
+    return sorted({parse_key(k)[0] for k, r in told.items() if r == rnd and parse_key(k)[0] < rnd})
 
 
 def kept(table: Table, rnd: int) -> bool:

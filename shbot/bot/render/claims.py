@@ -102,16 +102,15 @@ def claim_line(t: Translator, table: Table, rnd: int) -> str | None:
     return None if parts is None else f"🗣 {parts}"
 
 
-def earlier_line(t: Translator, table: Table, rnd: int) -> str | None:
-    """The newest round message's line for the claims of the last earlier round with
-    sights ("🗣 R3: ..."): they are made once that round's message has scrolled away."""
-    earlier = [r for r in {claims.parse_key(k)[0] for k, _, _ in claims.sights(table)} if r < rnd]
-    parts = claim_parts(t, table, max(earlier)) if earlier else None
-    return (
-        None
-        if parts is None
-        else "🗣 " + t._("R{round}: {claims}", round=max(earlier), claims=parts)
-    )
+def earlier_lines(t: Translator, table: Table, rnd: int) -> list[str]:
+    """Round ``rnd``'s message lines for claims of earlier rounds made while it was the
+    newest ("🗣 R3: ..."): their own round's message had scrolled away."""
+    lines = []
+    for earlier in claims.told_in(table, rnd):
+        parts = claim_parts(t, table, earlier)
+        if parts is not None:
+            lines.append("🗣 " + t._("R{round}: {claims}", round=earlier, claims=parts))
+    return lines
 
 
 # ----------------------------------------------------------------------------- private
