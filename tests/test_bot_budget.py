@@ -199,3 +199,78 @@ async def test_paced_games_show_the_newest_state_within_the_limits() -> None:
         assert row["429s"] == 0 and row["max_group_60s"] <= 20, row
         assert row["max_overall_1s"] <= 30, row
         assert row["max"] < 10, row
+
+
+@pytest.mark.looptime
+async def test_a_flood_of_presses_gets_one_answer_each_in_the_order_applied(
+    store: Store,
+) -> None:
+    """One player presses Ja! and Nein! twenty times at once, another Ja! five times: every
+    press gets exactly one answer, and the last answer the first player sees names the
+    ballot that was stored, though the first answer's call is slow on the network."""
+    from shbot.bot.refusals import answer_text
+    from shbot.i18n import translator
+
+    en = translator("en")
+    async with running_bot(store, limiter=True) as bot:
+        users = make_users(7)
+        group, turn = await votes_open(bot, users)
+        pick = next(arg for op, arg in turn.options if op == cb.NOMINATE)
+        await press_move(bot, turn, cb.NOMINATE, pick)
+        vote = await next_turn(bot, group, {u.id: u for u in users})
+        assert vote is not None and vote.table.game is not None
+        assert vote.table.game.phase is Phase.VOTE
+        seats = vote.table.game.to_act()
+        flooder, other = vote.table.at(seats[0]), vote.table.at(seats[1])
+        by_id = {u.id: u for u in users}
+        ja = cb.game_data(vote.table.gid, vote.table.step, cb.VOTE, "1")
+        nein = cb.game_data(vote.table.gid, vote.table.step, cb.VOTE, "0")
+        slow_first_answer(bot, flooder.id)
+        presses = [
+            bot.h.press(by_id[flooder.id], vote.message, data=ja if i % 2 else nein)
+            for i in range(20)
+        ] + [bot.h.press(by_id[other.id], vote.message, data=ja) for _ in range(5)]
+        queries = await asyncio.gather(*presses)
+        await bot.settle()
+        for query in queries:
+            assert len([a for a in bot.fake.answers if a.query_id == query]) == 1, query
+        table = await bot.table(group)
+        assert table is not None and table.game is not None
+        stored = table.game.votes[seats[0]]
+        last = [a for a in bot.fake.answers if a.user_id == flooder.id][-1]
+        assert last.text == answer_text(en, "vote_ja" if stored == 1 else "vote_nein")
+
+
+def slow_first_answer(bot: Bot, user_id: int) -> None:
+    """The first answer to ``user_id``'s presses takes half a second on the network."""
+    fake, original = bot.fake, bot.fake.do_request
+    left = [1]
+
+    async def do_request(url: str, method: str, request_data: Any = None, *a: Any, **k: Any):
+        if url.endswith("answerCallbackQuery") and request_data is not None and left[0]:
+            query = request_data.parameters.get("callback_query_id")
+            if fake.callback_queries.get(query) == user_id:
+                left[0] -= 1
+                await asyncio.sleep(0.5)
+        return await original(url, method, request_data, *a, **k)
+
+    fake.do_request = do_request  # type: ignore[method-assign]
+
+
+@pytest.mark.looptime
+async def test_command_replies_in_a_group_are_merged_and_limited(store: Store) -> None:
+    """Members send /practice thirty times in 30 s: the group gets at most four replies a
+    minute (the newest ones), so the game's messages keep the group's budget."""
+    async with running_bot(store, limiter=True) as bot:
+        users = make_users(5)
+        group = bot.h.group(creator=users[0], members=users[1:])
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        for i in range(30):
+            await bot.h.command(users[i % 5], group, f"/practice {5 + i % 6}", wait=False)
+            await asyncio.sleep(1.0)
+        await bot.settle()
+        replies = [c.time for c in bot.fake.calls if c.chat_id == group.id and c.ok]
+        assert 1 <= len(replies) <= 4 + 2, replies  # a minute's four, and the two waiting
+        assert bot.fake.max_calls_in_window(group.id, 60) <= 4
+        assert replies[0] - start < 2, "the first reply came late"

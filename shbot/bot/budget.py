@@ -27,6 +27,8 @@ from typing import TYPE_CHECKING, Any
 from shbot.engine import Phase
 from shbot.table import Table
 
+from .pacer import Window
+
 if TYPE_CHECKING:
     from .pacer import Pacer
 
@@ -37,11 +39,26 @@ HOLD = 1.0  # seconds a progress edit waits for more of the same
 #: the same facts at once, so changes close together (a failed vote moving the tracker, the
 #: next round's policy resetting it) cost one edit of the picture.
 BOARD_EVERY = 20.0
+#: Replies to commands in a group (any member can send them): at most this many a minute,
+#: and this many waiting (a newer one replaces the oldest): /practice sent thirty times must
+#: not take the group's minute from the game.
+REPLIES_PER_MINUTE, REPLIES_WAITING = 4, 2
 GROUP_PARTS = (Phase.NOMINATE.value, Phase.VOTE.value)  # stages with the group's buttons
 SESSION = (Phase.PRESIDENT_DISCARD, Phase.CHANCELLOR_ENACT, Phase.VETO_RESPONSE)
 #: Delivery order within a kind: the board before the round message (Round 1 and /board
 #: read top to bottom: the picture, then the President's buttons under it).
 ORDER = {"board": 0, "round": 1}
+
+
+def merge_replies(waiting: dict[str, Any], chat_id: int, key: str) -> None:
+    """Before a new reply ``key`` to ``chat_id`` joins ``waiting``: a group keeps at most
+    ``REPLIES_WAITING`` unsent replies, the oldest giving way (a reply with the same key
+    replaces its older self anyway)."""
+    if chat_id >= 0 or key in waiting:
+        return
+    mine = [k for k, reply in waiting.items() if reply.chat_id == chat_id]
+    for old in mine[: max(0, len(mine) - REPLIES_WAITING + 1)]:
+        del waiting[old]
 
 
 def stage(table: Table) -> tuple[Any, ...]:
@@ -62,6 +79,7 @@ class Budget:
     shown: dict[tuple[int, str], tuple[Any, ...]] = field(default_factory=dict)
     since: dict[tuple[int, str], float] = field(default_factory=dict)
     edited: dict[int, float] = field(default_factory=dict)  # group -> its board's last edit
+    replies: dict[int, Window] = field(default_factory=dict)  # group -> its replies' window
 
     def kind(self, group: int, table: Table, slot: str, entry: list[Any]) -> int:
         """STEP or PROGRESS for an owed slot of ``group`` (private messages: STEP)."""
@@ -101,6 +119,8 @@ class Budget:
         windows, which keep a reserve for step changes); a ``calm`` group (nothing spent of
         late) shows it at once."""
         at = self.since.setdefault((group, key), now) + (0.0 if calm else HOLD)
+        if key.startswith("#"):
+            at = max(at, self._replies(group).ready_at(now))
         if key == "board":
             at = max(at, self.edited.get(group, -BOARD_EVERY) + BOARD_EVERY)
         return at
@@ -110,6 +130,8 @@ class Budget:
         self.since.pop((group, key), None)
         if key == "board":
             self.edited[group] = now
+        if key.startswith("#") and group < 0:
+            self._replies(group).take(now)
         if table is not None:
             self.shown[(group, key)] = stage(table)
 
@@ -142,7 +164,7 @@ class Budget:
         if not candidates:
             return None, None
         for chat, kind, order, seq, key, item in candidates:
-            progress = kind == PROGRESS and chat < 0
+            progress = kind == PROGRESS and chat < 0 and pacer.enabled
             at = max(pacer.ready_at(chat, now, RESERVE if progress else 0), retry_at)
             if progress:
                 at = max(at, self.not_before(chat, key, now, pacer.calm(chat, now)))
@@ -154,6 +176,14 @@ class Budget:
             best = min(ready, key=lambda x: (x[0], x[1], x[2]))
             return best[3], 0.0
         return None, (soonest or now) - now
+
+    def _replies(self, group: int) -> Window:
+        w = self.replies.get(group)
+        if w is None:
+            if len(self.replies) > 50_000:
+                self.replies.clear()
+            w = self.replies[group] = Window(REPLIES_PER_MINUTE, 60.0)
+        return w
 
     def forget(self, group: int) -> None:
         """The group's game is gone: nothing of it to remember."""

@@ -28,7 +28,7 @@ from telegram import InlineKeyboardMarkup
 from shbot.storage import GameRecord, StoreError
 from shbot.table import Outcome, Table, timers
 
-from .budget import Budget
+from .budget import Budget, merge_replies
 from .pacer import Pacer
 from .sender import Dropped, Migrated, Retry, Sender, Unreachable
 from .slots import Rendered
@@ -123,9 +123,9 @@ class Outbox:
         """A plain reply, paced like game messages; a newer one with the same key replaces
         an unsent older one (repeated /board costs one message)."""
         self._seq += 1
-        owner = group if group is not None else chat_id
-        state = self._chat(owner)
-        state.plain[key or f"#{self._seq}"] = Plain(chat_id, text, markup, edit_id, self._seq)
+        state = self._chat(owner := group if group is not None else chat_id)
+        merge_replies(state.plain, chat_id, key := key or f"#{self._seq}")
+        state.plain[key] = Plain(chat_id, text, markup, edit_id, self._seq)
         self._kick(owner)
 
     def _chat(self, chat_id: int) -> _Chat:
