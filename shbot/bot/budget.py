@@ -38,7 +38,7 @@ HOLD = 1.0  # seconds a progress edit waits for more of the same
 #: Seconds between two edits of the board's picture: the round message's glance line shows
 #: the same facts at once, so changes close together (a failed vote moving the tracker, the
 #: next round's policy resetting it) cost one edit of the picture.
-BOARD_EVERY = 20.0
+BOARD_EVERY = 30.0
 #: Replies to commands in a group (any member can send them): at most this many a minute,
 #: and this many waiting (a newer one replaces the oldest): /practice sent thirty times must
 #: not take the group's minute from the game.
