@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from .pacer import Pacer
 
 STEP, PROGRESS = 0, 1
-RESERVE = 5  # group calls in the 60 s window that progress leaves to step changes
+RESERVE = 2  # group calls in the 60 s window that progress leaves to step changes
 HOLD = 1.0  # seconds a progress edit waits for more of the same
 #: Seconds between two edits of the board's picture: the round message's glance line shows
 #: the same facts at once, so changes close together (a failed vote moving the tracker, the
