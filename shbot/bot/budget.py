@@ -35,9 +35,9 @@ if TYPE_CHECKING:
 STEP, PROGRESS = 0, 1
 RESERVE = 2  # group calls in the 60 s window that progress leaves to step changes
 HOLD = 1.0  # seconds a progress edit waits for more of the same
-#: Seconds between two edits of the board's picture: the round message's glance line shows
-#: the same facts at once, so changes close together (a failed vote moving the tracker, the
-#: next round's policy resetting it) cost one edit of the picture.
+#: Seconds between two edits of the board's picture in a busy group: the round message's
+#: glance line shows the same facts at once, so changes close together (a failed vote moving
+#: the tracker, the next round's policy resetting it) cost one edit of the picture.
 BOARD_EVERY = 30.0
 #: Replies to commands in a group (any member can send them): at most this many a minute,
 #: and this many waiting (a newer one replaces the oldest): /practice sent thirty times must
@@ -121,7 +121,7 @@ class Budget:
         at = self.since.setdefault((group, key), now) + (0.0 if calm else HOLD)
         if key.startswith("#"):
             at = max(at, self._replies(group).ready_at(now))
-        if key == "board":
+        if key == "board" and not calm:
             at = max(at, self.edited.get(group, -BOARD_EVERY) + BOARD_EVERY)
         return at
 
