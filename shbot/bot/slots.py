@@ -27,8 +27,6 @@ from .render import timers as rt
 
 #: Slots edited in place later (their message id is kept); every other slot is sent once.
 KEPT = ("lobby", "board", "round", "prompt", "claim")
-#: Delivery order among messages that may be sent now: the step's own messages first.
-PRIORITY = {"lobby": 1, "board": 2}
 
 
 @dataclass
@@ -44,10 +42,6 @@ class Rendered:
 
 def family(slot: str) -> str:
     return slot.split(":", 1)[0]
-
-
-def priority(slot: str) -> int:
-    return PRIORITY.get(family(slot), 0)
 
 
 def target(group_id: int, entry: list[Any]) -> int:
