@@ -8,11 +8,11 @@ group message is therefore one of two kinds:
   next step's buttons, a vote's result, a power, the end): sent as soon as the window
   allows, before any progress;
 - *progress*: the same step, told in more detail (who has voted, the President's discard,
-  claims, the board's picture, lobby joins, command replies): it waits ``HOLD`` seconds for
-  more of the same (a batch of votes costs one edit), and goes only while the group's
-  windows keep calls free for the next step changes (``RESERVE`` of the minute, two of the
-  pacer's small bucket that spreads the minute evenly). It is never dropped: the newest
-  state is rendered when it goes.
+  claims, the board's picture, lobby joins, command replies): unless the group is calm, it
+  waits ``HOLD`` seconds for more of the same (a batch of votes costs one edit); it goes
+  only while the group's windows keep calls free for the next step changes (``RESERVE`` of
+  the minute, one of the pacer's bucket that spreads the minute evenly). It is never
+  dropped: the newest state is rendered when it goes.
 
 A group message's *stage* (round and the part of it the group acts on) tells the two
 apart: an edit whose stage is the one last shown is progress.
@@ -132,7 +132,7 @@ class Budget:
             self.edited[group] = now
         if key.startswith("#") and group < 0:
             self._replies(group).take(now)
-        if table is not None:
+        if table is not None and key.split(":", 1)[0] in ("round", "lobby", "board"):
             self.shown[(group, key)] = stage(table)
 
     def choose(
