@@ -38,6 +38,21 @@ KEYS = {
         "max_group_calls_60s",
         "meets_target",
     },
+    "messages-paced": {
+        "pace",
+        "players",
+        "p50",
+        "p95",
+        "max",
+        "silence",
+        "group_calls",
+        "private_calls",
+        "group_per_round",
+        "max_group_60s",
+        "max_overall_1s",
+        "429s",
+        "meets_target",
+    },
     "picture": {
         "players",
         "images",
@@ -93,6 +108,9 @@ def test_tiny_runs_are_sound(rows: list[dict[str, object]]) -> None:
     for row in rows:
         if row["bench"] == "bot":
             assert row["updates"] > 50  # a 7-player game needs more than its lobby
+        if row["bench"] == "messages-paced":
+            assert row["max_group_60s"] <= 20 and row["429s"] == 0
+            assert row["incomplete"] == 0  # every tap's change reached the group
         if row["bench"] == "messages":
             assert row["max_group_calls_60s"] <= 20
             assert row["callback_answers"] == row["updates"] - 8  # /start x7 and /newgame

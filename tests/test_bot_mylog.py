@@ -155,7 +155,8 @@ async def test_what_i_know_button_and_back_link(bot: Bot) -> None:
     message = next(m for m in bot.fake.messages(user.id) if m.text.startswith("🤫"))
     back = [b for b in message.buttons() if "url" in b]
     assert len(back) == 1
-    assert back[0]["url"] == f"https://t.me/c/{str(group.id)[4:]}/{table.shown['lobby']}"
+    # Back to the game: its board, sent first (Round 1 reads top to bottom from it).
+    assert back[0]["url"] == f"https://t.me/c/{str(group.id)[4:]}/{table.shown['board']}"
     before = len(bot.fake.messages(user.id))
     query = await bot.h.press(user, message, data=button_data(message, cb.MYLOG))
     await bot.settle()

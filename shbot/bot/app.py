@@ -13,9 +13,9 @@ from telegram import (
     Update,
 )
 from telegram.ext import (
-    AIORateLimiter,
     Application,
     ApplicationBuilder,
+    BaseRateLimiter,
     CallbackQueryHandler,
     ChatMemberHandler,
     CommandHandler,
@@ -40,6 +40,7 @@ from .handlers import practice as h_practice
 from .handlers import rematch as h_rematch
 from .handlers import seats as h_seats
 from .handlers import talk as h_talk
+from .limiter import ChatRateLimiter
 from .outbox import Outbox
 from .pacer import Pacer
 from .services import Services
@@ -47,18 +48,14 @@ from .services import Services
 log = logging.getLogger(__name__)
 
 
-def rate_limiter() -> AIORateLimiter:
-    """PTB's limiter keeps every call under Telegram's 30 per second and retries a 429.
+def rate_limiter() -> BaseRateLimiter[Any]:
+    """Every call to a chat under Telegram's 30 per second; a 429 stays in its chat (PTB's
+    AIORateLimiter held every call of the process on any 429: see :mod:`.limiter`).
 
     Per-group pacing is the outbox's (:mod:`shbot.bot.pacer`): it chooses which message goes
-    when a group's window allows, so the group limiter here is off and a callback answer or
-    an admin check never waits behind a group's messages."""
-    return AIORateLimiter(
-        overall_max_rate=30,
-        overall_time_period=1,
-        group_max_rate=0,
-        max_retries=5,
-    )
+    when a group's window allows, so a callback answer or an admin check never waits behind
+    a group's messages."""
+    return ChatRateLimiter()
 
 
 def group_commands(t: Translator) -> list[BotCommand]:

@@ -26,11 +26,12 @@ from typing import TYPE_CHECKING, Any
 from telegram import InlineKeyboardMarkup
 
 from shbot.storage import GameRecord, StoreError
-from shbot.table import Table
+from shbot.table import Outcome, Table, timers
 
+from .budget import Budget, merge_replies
 from .pacer import Pacer
 from .sender import Dropped, Migrated, Retry, Sender, Unreachable
-from .slots import Rendered, priority, target
+from .slots import Rendered
 from .tables import Tables
 
 if TYPE_CHECKING:
@@ -78,6 +79,7 @@ class Outbox:
         self.mine: dict[int, set[tuple[str, int]]] = {}
         self._chats: dict[int, _Chat] = {}
         self._seq = 0
+        self.budget = Budget()
         self.sender = Sender(bot, pacer, self._count)
         self._running: set[int] = set()  # groups whose worker runs
         self._idle = asyncio.Event()
@@ -99,6 +101,7 @@ class Outbox:
         is the record's table already built (the worker only reads it): not parsed again."""
         if record is None:
             self.tables.pop(chat_id)
+            self.budget.forget(chat_id)
         else:
             self.tables.remember(record, table)
             mine = self.mine.setdefault(chat_id, set())
@@ -120,9 +123,9 @@ class Outbox:
         """A plain reply, paced like game messages; a newer one with the same key replaces
         an unsent older one (repeated /board costs one message)."""
         self._seq += 1
-        owner = group if group is not None else chat_id
-        state = self._chat(owner)
-        state.plain[key or f"#{self._seq}"] = Plain(chat_id, text, markup, edit_id, self._seq)
+        state = self._chat(owner := group if group is not None else chat_id)
+        merge_replies(state.plain, chat_id, key := key or f"#{self._seq}")
+        state.plain[key] = Plain(chat_id, text, markup, edit_id, self._seq)
         self._kick(owner)
 
     def _chat(self, chat_id: int) -> _Chat:
@@ -230,30 +233,9 @@ class Outbox:
     def _choose(
         self, chat_id: int, table: Table | None, state: _Chat
     ) -> tuple[str | tuple[str, Plain] | None, float | None]:
-        """The most urgent message that may be sent now, or how long to wait for one."""
-        now = self.pacer.clock()
-        ready: list[tuple[int, int, Any]] = []
-        soonest: float | None = None
-        candidates: list[tuple[int, int, int, Any]] = []
-        if table is not None:
-            mine = self.mine.get(chat_id, set())
-            for slot, entry in table.owed.items():
-                if (slot, entry[0]) not in mine:
-                    continue  # owed by another process's commit: that process delivers it
-                candidates.append((target(chat_id, entry), priority(slot), entry[0], slot))
-        for key, plain in state.plain.items():
-            candidates.append((plain.chat_id, 3, plain.seq, (key, plain)))
-        if not candidates:
-            return None, None
-        for chat, prio, seq, item in candidates:
-            at = max(self.pacer.ready_at(chat, now), state.retry_at)
-            if at <= now:
-                ready.append((prio, seq, item))
-            elif soonest is None or at < soonest:
-                soonest = at
-        if ready:
-            return min(ready, key=lambda x: (x[0], x[1]))[2], 0.0
-        return None, (soonest or now) - now
+        """The most urgent message that may go now, or how long to wait (:mod:`.budget`)."""
+        mine = self.mine.get(chat_id, set())
+        return self.budget.choose(self.pacer, chat_id, table, mine, state.plain, state.retry_at)
 
     # ------------------------------------------------------------------ one message
 
@@ -283,9 +265,12 @@ class Outbox:
             return
         except Dropped:
             mid = None
+        self.budget.sent(chat_id, slot, table, self.pacer.clock())
         for attempt in range(1, STORE_RETRIES + 1):
             try:
-                await self._ack(chat_id, table.gid, slot, seq, mid, keep=rendered.keep)
+                await self._ack(
+                    chat_id, table.gid, slot, seq, mid, keep=rendered.keep, step=table.step
+                )
                 return
             except StoreError:
                 # Telegram has it: record that once the store is back (sending it again would
@@ -304,6 +289,7 @@ class Outbox:
                 await self.sender.send(rendered, state)
             except Retry:
                 return
+        self.budget.sent(plain.chat_id, f"#{key}", None, self.pacer.clock())
         if state.plain.get(key) is plain:
             del state.plain[key]
         if plain.chat_id == chat_id and chat_id < 0:
@@ -334,22 +320,38 @@ class Outbox:
     # ------------------------------------------------------------------ bookkeeping
 
     async def _ack(
-        self, chat_id: int, gid: str, slot: str, seq: int, mid: int | None, *, keep: bool
+        self,
+        chat_id: int,
+        gid: str,
+        slot: str,
+        seq: int,
+        mid: int | None,
+        *,
+        keep: bool,
+        step: int | None = None,
     ) -> None:
-        """Telegram has the slot: record it (with the group's recent call times)."""
+        """Telegram has the slot: record it (with the group's recent call times). ``step``:
+        the step it was rendered at; the step's prompt starts the step's clock when shown
+        late (:func:`shbot.table.timers.prompt_shown`)."""
         assert self.svc is not None
         calls = self._chat(chat_id).unsaved_calls
         taken = list(calls)
+        shown_at = self.pacer.wall()
+        moved: list[Table] = []
 
         def change(table: Table) -> None:
             table.delivered(slot, seq, mid, keep=keep)
             table.record_calls(taken)
+            if step is not None and timers.prompt_shown(table, slot, step, shown_at):
+                moved.append(table)
 
         self.mine.get(chat_id, set()).discard((slot, seq))
         record = self.tables.get(chat_id)
+        late = step is not None and record is not None and self._late(record, slot, step)
         if (
             mid is not None
             and record is not None
+            and not late
             and mid == _shown(record, slot)
             and record.data.get("gid") == gid
         ):
@@ -361,6 +363,15 @@ class Outbox:
             return
         if await self.svc.commit.bookkeep(chat_id, gid, change):
             del calls[: len(taken)]
+            if moved and self.svc.commit.after is not None:
+                await self.svc.commit.after(chat_id, Outcome(moved[-1]))  # the new deadline
+
+    def _late(self, record: GameRecord, slot: str, step: int) -> bool:
+        """Would showing ``slot`` now move the step's deadline (checked on a copy)?"""
+        table = self.tables.table(record)
+        return table.deadline is not None and timers.prompt_shown(
+            table.copy(), slot, step, self.pacer.wall()
+        )
 
     async def _finalize(self, chat_id: int) -> None:
         assert self.svc is not None

@@ -19,6 +19,7 @@ from shbot.storage import GameExists, GameRecord, NoGame, Store, StoreError
 from shbot.table import Outcome, Refusal, Table, lobby
 
 from . import logs
+from .answers import AnswerOrder
 from .commit import Commit
 from .config import Config
 from .outbox import Outbox
@@ -53,6 +54,7 @@ class Services:
     #: Presses an earlier process committed (the newest of each game it left, read at
     #: recovery): if one comes again, that process may have died before answering it.
     inherited: set[str] = field(default_factory=set)
+    answers: AnswerOrder = field(default_factory=AnswerOrder)  # one player's, in order
 
     def __post_init__(self) -> None:
         self.commit = Commit(self.store, self.outbox)

@@ -16,7 +16,7 @@ from telegram import InlineKeyboardMarkup
 
 from shbot.engine import Phase
 from shbot.i18n import Translator
-from shbot.table import GROUP, PRIVATE_PHASES, Table, claims, prompt_seat
+from shbot.table import GROUP, PRIVATE_PHASES, Table, prompt_seat
 from shbot.webapp.buttons import table_button, with_table
 
 from . import media
@@ -28,8 +28,6 @@ from .render import timers as rt
 
 #: Slots edited in place later (their message id is kept); every other slot is sent once.
 KEPT = ("lobby", "board", "round", "prompt", "claim")
-#: Delivery order among messages that may be sent now: the step's own messages first.
-PRIORITY = {"lobby": 1, "board": 2}
 
 
 @dataclass
@@ -45,10 +43,6 @@ class Rendered:
 
 def family(slot: str) -> str:
     return slot.split(":", 1)[0]
-
-
-def priority(slot: str) -> int:
-    return PRIORITY.get(family(slot), 0)
 
 
 def target(group_id: int, entry: list[Any]) -> int:
@@ -83,8 +77,7 @@ class SlotRenderer:
             button = table_button(t, self.webapp_url, self.bot_username, group_id, private=chat > 0)
             kb = with_table(kb, button)
         if fam == "round" and payload.get("closed"):
-            # A closed round is edited again only to add a claim (table.claims).
-            keep = claims.kept(table, int(slot.split(":")[1]))
+            keep = False  # never edited again (claims go to the newest round's message)
         if fam == "prompt" and payload.get("done"):
             keep = False
         notify = fam in ("prompt", "role", "nudge") and not payload.get("done")

@@ -59,18 +59,15 @@ def picture_view(view: dict[str, Any]) -> dict[str, Any]:
 
 
 def shown(table: Table, game: Game) -> dict[str, Any]:
-    """What, changed, earns the board an edit (in the table's style)."""
+    """What, changed, earns the board an edit (in either style): the policies, the tracker,
+    each seat's fate, the winner. Who governs, term limits and the piles are drawn from the
+    newest state whenever the picture is edited, but never cost a group call of their own:
+    the round message names who governs (the group's 20 calls a minute go to it first)."""
     view = game.public_view()
+    facts = {key: view[key] for key in TEXT_FACTS}
     if style(table) == PICTURE:
-        drawn = picture_view(view)
-        # Worth an edit of its own: what the text board shows, plus who governs once
-        # elected. The piles, term limits and the nominee are drawn from the newest state
-        # whenever the picture is edited, but do not cost a group message of their own (the
-        # group's 20 a minute go to the round message first).
-        facts = {key: drawn[key] for key in (*TEXT_FACTS, "president", "winner")}
-        facts["government"] = drawn["chancellor"] if drawn["in_office"] else -1
-        return facts
-    return {key: view[key] for key in TEXT_FACTS}
+        facts["winner"] = view["winner"]
+    return facts
 
 
 def set_style(table: Table, chosen: str) -> Outcome:

@@ -16,8 +16,9 @@ Kept in ``Table.talk`` (plain JSON):
 - ``at``: ``"<round>:<kind>" -> `` the number of lines of ``Table.log`` when the claim was
   made, so that a computer player rebuilt mid-game hears it where the others did;
 - ``truth``: what each sight really showed — hidden, read only once the game is over;
-- ``logs``: ``"<round>" -> the closed round's log``, to edit its message with a late claim
-  (dropped once the round's sights are all claimed, and at the end).
+- ``logs``: ``"<round>" -> the closed round's log`` (kept by older versions);
+- ``told``: ``"<round>:<kind>" -> the round`` whose message shows the claim: the newest one
+  when it was made (a closed round's message has scrolled away: it is never edited again).
 """
 
 from __future__ import annotations
@@ -208,6 +209,8 @@ def claim(table: Table, gid: str, step: int, user_id: int, arg: str | None) -> O
         said = Claim(rnd, seat, kind, value)
     _part(table, "claims")[k] = said.to_list()
     _part(table, "at")[k] = table.log.count("\n") + 1 if table.log else 0  # heard after
+    assert table.game is not None
+    _part(table, "told")[k] = table.game.round  # shown in that round's message
     table.owe(f"claim:{k}", user_id)
     _owe_round(table, rnd)
     if all(s[0] in table.talk["claims"] for s in sights(table, rnd)):
@@ -216,15 +219,11 @@ def claim(table: Table, gid: str, step: int, user_id: int, arg: str | None) -> O
 
 
 def _owe_round(table: Table, rnd: int) -> None:
-    """Edit the round's message in place (no new message): the current one, or a closed
-    one whose message id is kept."""
+    """Show the claim in the newest round message (edited in place), never in a closed
+    one: that has scrolled away, and editing it would spend a group call nobody sees."""
     assert table.game is not None
-    slot = f"round:{rnd}"
-    if rnd == table.game.round:
-        table.owe(slot)
-    elif slot in table.owed or slot in table.shown:
-        log = _part(table, "logs").get(str(rnd))
-        table.owe(slot, payload=None if log is None else {"log": log, "closed": True})
+    del rnd  # a claim of an earlier round rides in the newest message (its "R{n}:" line)
+    table.owe(f"round:{table.game.round}")
 
 
 # ------------------------------------------------------------------------- reading
@@ -241,6 +240,12 @@ def sights(table: Table, rnd: int | None = None) -> list[tuple[str, int, int | N
 def claim_of(table: Table, k: str) -> Claim | None:
     data = _part(table, "claims").get(k)
     return None if data is None else Claim.from_list(data)
+
+
+def told_in(table: Table, rnd: int) -> list[int]:
+    """The earlier rounds with a claim shown in round ``rnd``'s message."""
+    told = _part(table, "told")
+    return sorted({parse_key(k)[0] for k, r in told.items() if r == rnd and parse_key(k)[0] < rnd})
 
 
 def kept(table: Table, rnd: int) -> bool:

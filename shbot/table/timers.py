@@ -144,3 +144,27 @@ def describe(table: Table) -> dict[str, Any]:
     if not table.reminded:
         out["remind"] = table.deadline - seconds / 2
     return out
+
+
+#: A prompt shown within this many seconds of its step keeps the deadline it was given.
+SHOWN_SLACK = 1.0
+GROUP_PROMPTS = (Phase.NOMINATE, Phase.VOTE)  # steps whose buttons are the round message's
+
+
+def prompt_shown(table: Table, slot: str, step: int, now: float) -> bool:
+    """``slot``, rendered at ``step``, reached the screen at ``now`` (epoch seconds): if it
+    is the current step's prompt and the step's clock started before it was visible, the
+    clock counts from now (a prompt the group's rate limit held back is never shown with
+    less than its full time). True if the deadline moved (the caller arms it again)."""
+    game = table.game
+    seconds = int(table.options.get("timer", 0) or 0)
+    if game is None or table.deadline is None or seconds <= 0 or table.step != step:
+        return False
+    if game.is_over or table.ending:
+        return False
+    prompt = f"round:{game.round}" if game.phase in GROUP_PROMPTS else f"prompt:{step}"
+    if slot != prompt or table.deadline - seconds >= now - SHOWN_SLACK:
+        return False
+    table.deadline = now + seconds
+    table.reminded = False
+    return True

@@ -240,9 +240,10 @@ async def tell_unavailable(update: object, context: Ctx) -> None:
     t = translator((normalize(user.language_code) if user else None) or "en")
     text = t._("⚠️ I am temporarily unavailable. Please try again in a moment.")
     try:
-        if update.callback_query is not None:
+        if update.callback_query is not None:  # an answer: never queued behind messages
             await update.callback_query.answer(text, show_alert=True)
-        elif update.effective_message is not None:
-            await update.effective_message.reply_text(text)
+        elif update.effective_message is not None:  # paced and merged like every reply
+            chat_id = update.effective_message.chat.id
+            svc(context).outbox.post(chat_id, text, key="unavailable")
     except Exception:  # the answer is best effort while the backend is down
         log.debug("could not tell the user about the outage", exc_info=True)

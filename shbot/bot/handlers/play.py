@@ -19,6 +19,7 @@ from shbot.engine import (
     Vote,
 )
 from shbot.engine.actions import Action
+from shbot.i18n import Translator
 from shbot.storage import NoGame
 from shbot.table import Outcome, Refusal, Table
 from shbot.table.play import check_press, play
@@ -83,31 +84,46 @@ async def on_game_press(update: Update, context: Ctx) -> None:
     if chat_id is None:
         await game_gone(context, query, None, press.game_id)
         return
+    tickets: list[int] = []
 
     def change(table: Table) -> Outcome:
+        tickets.append(s.answers.ticket(user.id))  # judged under the group's lock: in order
         seat = check_press(table, press.game_id, press.step, user.id)
         return play(table, seat, decode(table, press, seat))
 
-    # A press delivered twice (a webhook retry, a restart before Telegram saw the offset)
-    # is applied once: the commit records its id in the same write. A refused press is not
-    # recorded by any commit: the store's first-seen mark (off the hot path, refusals only)
-    # lets one delivery answer it (Telegram refuses a second answer to one query).
+    # A press delivered twice is applied once (its id rides in the commit's write); one
+    # player's answers go out in the order their presses were judged (bot/answers.py).
     try:
         outcome = await s.commit.run(chat_id, change, update_key=f"cq:{query.id}")
     except NoGame as missing:
-        await game_gone(context, query, chat_id, press.game_id, missing.last_known)
+        async with s.answers.turn(user.id, tickets):
+            await game_gone(context, query, chat_id, press.game_id, missing.last_known)
         return
     except Refusal as refusal:
-        if refusal.code == "duplicate":
-            await answer_redelivered(context, query)  # applied by an earlier delivery of it
-            return
-        if not await s.store.first_seen(f"cq:{query.id}"):
-            return  # refused and answered by an earlier delivery of it
-        table = refusal.table or await current_table(context, chat_id)
-        await query.answer(refusal_text(t, refusal, table)[:200], show_alert=refusal.alert)
+        async with s.answers.turn(user.id, tickets):
+            await refused_press(context, query, chat_id, refusal, t)
         return
-    text = answer_text(t, outcome.answer)
-    await query.answer(text[:200] if text else None)
+    except BaseException:
+        for n in tickets:
+            s.answers.release(user.id, n)
+        raise
+    async with s.answers.turn(user.id, tickets):
+        await query.answer((answer_text(t, outcome.answer) or "")[:200] or None)
+
+
+async def refused_press(
+    context: Ctx, query: CallbackQuery, chat_id: int, refusal: Refusal, t: Translator
+) -> None:
+    """Answer a refused press once. A refused press is not recorded by any commit: the
+    store's first-seen mark (off the hot path, refusals only) lets one delivery answer it
+    (Telegram refuses a second answer to one query)."""
+    if refusal.code == "duplicate":
+        await answer_redelivered(context, query)  # applied by an earlier delivery
+        return
+    if not await svc(context).store.first_seen(f"cq:{query.id}"):
+        return  # refused and answered by an earlier delivery of it
+    table = refusal.table or await current_table(context, chat_id)
+    await query.answer(refusal_text(t, refusal, table)[:200], show_alert=refusal.alert)
 
 
 async def game_gone(

@@ -74,7 +74,7 @@ async def change_bots(
         return seats.add_computers(tb, user.id, allowed, count, lang)
 
     outcome = await _run(context, chat_id, change, message, query, t)
-    if outcome is not None:
+    if outcome is not None and query is not None:  # a command: the lobby's edit shows it
         added = len(outcome.table.players) - before
         text = rs.answer_text(t, outcome.answer, max(added, 0)) or ""
         await answer(context, query, message, text, alert=False)

@@ -184,6 +184,17 @@ def history_lines(t: Translator, table: Table) -> list[str]:
     return [t._("<b>🗣 Claims</b>"), *lines] if lines else []
 
 
+def earlier_lines(t: Translator, table: Table, rnd: int) -> list[str]:
+    """Round ``rnd``'s message lines for claims of earlier rounds made while it was the
+    newest ("🗣 R3: ..."): their own round's message had scrolled away."""
+    lines = []
+    for earlier in claims.told_in(table, rnd):
+        parts = claim_parts(t, table, earlier)
+        if parts is not None:
+            lines.append("🗣 " + t._("R{round}: {claims}", round=earlier, claims=parts))
+    return lines
+
+
 def _truth(t: Translator, kind: ClaimKind, real: Any) -> str:
     if kind is ClaimKind.DRAWN:
         return t._("drew {hand}", hand=icons(real))

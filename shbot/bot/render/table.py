@@ -17,7 +17,7 @@ from shbot.i18n import N_, Translator
 from shbot.table.model import Table
 
 from .. import callbacks as cb
-from .claims import claim_line
+from .claims import claim_line, earlier_lines
 from .common import (
     POLICY_ICON,
     POWER_ICON,
@@ -207,6 +207,7 @@ def round_text(t: Translator, table: Table) -> str:
                 )
             )
     lines += [line for line in (claim_line(t, table, rnd),) if line]
+    lines += earlier_lines(t, table, rnd)
     if game.round == rnd and not game.is_over:
         lines += ["", glance_line(t, table)]
         lines += [line for line in (prompt_line(t, table), waiting_line(t, table)) if line]

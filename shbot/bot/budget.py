@@ -1,0 +1,193 @@
+"""What an owed group message is worth to the players waiting, and when it may spend.
+
+A group gets about 20 calls a minute. Spent first come, first served, a burst of votes
+used the whole minute and the next step's buttons waited for the window to free. Each owed
+group message is therefore one of two kinds:
+
+- a *step change*: something the table must act on or learn to go on (a new message, the
+  next step's buttons, a vote's result, a power, the end): sent as soon as the window
+  allows, before any progress;
+- *progress*: the same step, told in more detail (who has voted, the President's discard,
+  claims, the board's picture, lobby joins, command replies): unless the group is calm, it
+  waits ``HOLD`` seconds for more of the same (a batch of votes costs one edit); it goes
+  only while the group's windows keep calls free for the next step changes (``RESERVE`` of
+  the minute, one of the pacer's bucket that spreads the minute evenly). It is never
+  dropped: the newest state is rendered when it goes.
+
+A group message's *stage* (round and the part of it the group acts on) tells the two
+apart: an edit whose stage is the one last shown is progress.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from shbot.engine import Phase
+from shbot.table import Table
+
+from .pacer import Window
+
+if TYPE_CHECKING:
+    from .pacer import Pacer
+
+STEP, PROGRESS = 0, 1
+RESERVE = 2  # group calls in the 60 s window that progress leaves to step changes
+HOLD = 1.0  # seconds a progress edit waits for more of the same
+#: Seconds between two edits of the board's picture in a busy group: the round message's
+#: glance line shows the same facts at once, so changes close together (a failed vote moving
+#: the tracker, the next round's policy resetting it) cost one edit of the picture.
+BOARD_EVERY = 30.0
+#: Replies to commands in a group (any member can send them): at most this many a minute,
+#: and this many waiting (a newer one replaces the oldest): /practice sent thirty times must
+#: not take the group's minute from the game.
+REPLIES_PER_MINUTE, REPLIES_WAITING = 4, 2
+GROUP_PARTS = (Phase.NOMINATE.value, Phase.VOTE.value)  # stages with the group's buttons
+SESSION = (Phase.PRESIDENT_DISCARD, Phase.CHANCELLOR_ENACT, Phase.VETO_RESPONSE)
+#: Delivery order within a kind: the board before the round message (Round 1 and /board
+#: read top to bottom: the picture, then the President's buttons under it).
+ORDER = {"board": 0, "round": 1}
+
+
+def merge_replies(waiting: dict[str, Any], chat_id: int, key: str) -> None:
+    """Before a new reply ``key`` to ``chat_id`` joins ``waiting``: a group keeps at most
+    ``REPLIES_WAITING`` unsent replies, the oldest giving way (a reply with the same key
+    replaces its older self anyway)."""
+    if chat_id >= 0 or key in waiting:
+        return
+    mine = [k for k, reply in waiting.items() if reply.chat_id == chat_id]
+    for old in mine[: max(0, len(mine) - REPLIES_WAITING + 1)]:
+        del waiting[old]
+
+
+def stage(table: Table) -> tuple[Any, ...]:
+    """What the group acts on now: the lobby, a round's nomination, vote, session, power."""
+    game = table.game
+    if game is None:
+        return ("lobby",)
+    if game.is_over or table.ending:
+        return ("over",)
+    part = "session" if game.phase in SESSION else game.phase.value
+    return (game.round, part)
+
+
+@dataclass
+class Budget:
+    """Per process: the stage each group message last showed, and each group's pace."""
+
+    shown: dict[tuple[int, str], tuple[Any, ...]] = field(default_factory=dict)
+    since: dict[tuple[int, str], float] = field(default_factory=dict)
+    edited: dict[int, float] = field(default_factory=dict)  # group -> its board's last edit
+    replies: dict[int, Window] = field(default_factory=dict)  # group -> its replies' window
+
+    def kind(self, group: int, table: Table, slot: str, entry: list[Any]) -> int:
+        """STEP or PROGRESS for an owed slot of ``group`` (private messages: STEP)."""
+        if entry[1] != 0:
+            return STEP
+        fam = slot.split(":", 1)[0]
+        payload: dict[str, Any] = entry[2] or {}
+        if slot not in table.shown or payload.get("new"):
+            return STEP  # a new message: the table reads on below it
+        if fam == "board":
+            return PROGRESS
+        if fam == "lobby":
+            return STEP if payload.get("closed") else PROGRESS
+        if fam == "round":
+            last = self.shown.get((group, slot))
+            if payload.get("closed"):
+                # A closed round's last edit is the result of a vote its buttons still ask
+                # for; after a session or a power (no buttons left) the next round's message
+                # and the board tell what came of it first.
+                return STEP if last is None or last[-1] in GROUP_PARTS else PROGRESS
+            return STEP if last != stage(table) else PROGRESS
+        return STEP
+
+    def order(self, slot: str, kind: int, table: Table) -> int:
+        """Order within a kind: step changes top to bottom (the board's picture above the
+        round's buttons); progress of the message players look at (the newest round's)
+        first, then the board, then closed rounds and the rest."""
+        if kind == STEP:
+            return ORDER.get(slot.split(":", 1)[0], 2)
+        game = table.game
+        if game is not None and slot == f"round:{game.round}":
+            return 0
+        return 1 if slot == "board" else 2
+
+    def not_before(self, group: int, key: str, now: float, calm: bool) -> float:
+        """The earliest a progress call of ``key`` may go in ``group`` (besides the pacer's
+        windows, which keep a reserve for step changes); a ``calm`` group (nothing spent of
+        late) shows it at once."""
+        at = self.since.setdefault((group, key), now) + (0.0 if calm else HOLD)
+        if key.startswith("#"):
+            at = max(at, self._replies(group).ready_at(now))
+        if key == "board" and not calm:
+            at = max(at, self.edited.get(group, -BOARD_EVERY) + BOARD_EVERY)
+        return at
+
+    def sent(self, group: int, key: str, table: Table | None, now: float) -> None:
+        """``key`` of ``group`` reached Telegram at ``now`` (rendered from ``table``)."""
+        self.since.pop((group, key), None)
+        if key == "board":
+            self.edited[group] = now
+        if key.startswith("#") and group < 0:
+            self._replies(group).take(now)
+        if table is not None and key.split(":", 1)[0] in ("round", "lobby", "board"):
+            self.shown[(group, key)] = stage(table)
+
+    def choose(
+        self,
+        pacer: Pacer,
+        group: int,
+        table: Table | None,
+        mine: set[tuple[str, int]],
+        plain: Mapping[str, Any],
+        retry_at: float,
+    ) -> tuple[Any, float | None]:
+        """The group's most urgent message that may go now (an owed slot's name, or a plain
+        reply's ``(key, reply)``), else None and how long to wait (None: nothing to send).
+        Only slots in ``mine`` (owed by this process's commits)."""
+        now = pacer.clock()
+        ready: list[tuple[int, int, int, Any]] = []
+        soonest: float | None = None
+        candidates: list[tuple[int, int, int, int, str, Any]] = []
+        if table is not None:
+            for slot, entry in table.owed.items():
+                if (slot, entry[0]) not in mine:
+                    continue  # owed by another process's commit: that process delivers it
+                kind = self.kind(group, table, slot, entry)
+                to = group if entry[1] == 0 else int(entry[1])
+                candidates.append((to, kind, self.order(slot, kind, table), entry[0], slot, slot))
+        for key, reply in plain.items():
+            kind = PROGRESS if reply.chat_id < 0 else STEP  # a command reply in a group
+            candidates.append((reply.chat_id, kind, 3, reply.seq, f"#{key}", (key, reply)))
+        if not candidates:
+            return None, None
+        for chat, kind, order, seq, key, item in candidates:
+            progress = kind == PROGRESS and chat < 0 and pacer.enabled
+            at = max(pacer.ready_at(chat, now, RESERVE if progress else 0), retry_at)
+            if progress:
+                at = max(at, self.not_before(chat, key, now, pacer.calm(chat, now)))
+            if at <= now:
+                ready.append((kind, order, seq, item))
+            elif soonest is None or at < soonest:
+                soonest = at
+        if ready:
+            best = min(ready, key=lambda x: (x[0], x[1], x[2]))
+            return best[3], 0.0
+        return None, (soonest or now) - now
+
+    def _replies(self, group: int) -> Window:
+        w = self.replies.get(group)
+        if w is None:
+            if len(self.replies) > 50_000:
+                self.replies.clear()
+            w = self.replies[group] = Window(REPLIES_PER_MINUTE, 60.0)
+        return w
+
+    def forget(self, group: int) -> None:
+        """The group's game is gone: nothing of it to remember."""
+        self.edited.pop(group, None)
+        for d in (self.shown, self.since):
+            for k in [k for k in d if k[0] == group]:
+                del d[k]
