@@ -4,6 +4,8 @@ their own through their jobs, and the secrets they must keep."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from shbot.bot import callbacks as cb
@@ -105,7 +107,8 @@ async def test_addbot_limits_and_refusals(store: Store) -> None:
         table = await bot.table(group)
         assert table is not None and len(table.players) == seats.MAX_SEATS  # 2 + 8: full
         # /addbot that worked costs no bubble of its own: the lobby's edit shows the seats.
-        assert not [m for m in bot.fake.messages(group.id) if "joined" in m.text]
+        replies = re.compile(r"\d+ computer players? joined")  # /addbot's own reply
+        assert not [m for m in bot.fake.messages(group.id) if replies.search(m.text)]
         await bot.h.command(people[0], group, "/addbot")
         await bot.settle()
         assert bot.h.last(group).text == EN._("The game is full (10 players).")
