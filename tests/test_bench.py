@@ -120,3 +120,15 @@ def test_tiny_runs_are_sound(rows: list[dict[str, object]]) -> None:
             assert row["exactly_once"] is True
             assert row["games_lost"] == 0
             assert min(row["updates_per_process"]) > 0  # type: ignore[type-var]
+
+
+def test_a_full_table_plays_through_both_message_benches() -> None:
+    """Ten players start by themselves at the last join (no Start button): the drivers of
+    both message benches must not wait for one (they hung until killed)."""
+    from shbot.bench import paced
+    from shbot.bench.messages import bench_messages
+
+    (row,) = bench_messages(1, 0, [10])
+    assert row["players"] == 10 and row["group_sends"] > 0 and row["max_group_calls_60s"] <= 20
+    played = paced.run(1, 10, "fast", 0)
+    assert played["taps"] > 0 and played["incomplete"] == 0

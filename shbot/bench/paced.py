@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from unittest import mock
 
+from shbot.table.lobby import MAX_PLAYERS
+
 #: Seconds of thought before a press: (fewest, most), uniform.
 PACES: dict[str, tuple[float, float]] = {
     "fast": (0.2, 1.2),
@@ -205,9 +207,10 @@ class PacedGame:
             await asyncio.sleep(max(0.0, at - loop.time()))
             message, data = await self._lobby_button(cb.JOIN)
             await self._feed(d.press(users[i], message, data))
-        await asyncio.sleep(self._think())
-        message, data = await self._lobby_button(cb.START)
-        await self._feed(d.press(users[0], message, data))
+        if len(users) < MAX_PLAYERS:  # a full table starts by itself at its last join
+            await asyncio.sleep(self._think())
+            message, data = await self._lobby_button(cb.START)
+            await self._feed(d.press(users[0], message, data))
         await self._game()
         self.end = loop.time()
 

@@ -30,6 +30,7 @@ from shbot.bot import callbacks as cb
 from shbot.bot.services import Services
 from shbot.engine import Phase
 from shbot.storage import Store
+from shbot.table.lobby import MAX_PLAYERS
 from shbot.table.model import Table
 
 from .fake_telegram import FakeBotAPI, JSONDict, StoredMessage, utf16_len
@@ -292,7 +293,8 @@ class GameRun:
             *(lambda u=u: driver.command(u, u.id, "/start") for u in users),
             lambda: driver.command(users[0], self.group_id, "/newgame"),
             *(lambda u=u: self._lobby_press(u, cb.JOIN) for u in users[1:]),
-            lambda: self._lobby_press(users[0], cb.START),
+            # A full table starts by itself when its last player joins: no Start to press.
+            *([lambda: self._lobby_press(users[0], cb.START)] if len(users) < MAX_PLAYERS else []),
         ]
         self.gid: str | None = None
         self.pressed: set[tuple[int, int]] = set()  # (step, seat) of every press sent
