@@ -79,6 +79,7 @@ class Budget:
     shown: dict[tuple[int, str], tuple[Any, ...]] = field(default_factory=dict)
     since: dict[tuple[int, str], float] = field(default_factory=dict)
     edited: dict[int, float] = field(default_factory=dict)  # group -> its board's last edit
+    posted: dict[int, int] = field(default_factory=dict)  # group -> round its board was sent
     replies: dict[int, Window] = field(default_factory=dict)  # group -> its replies' window
 
     def kind(self, group: int, table: Table, slot: str, entry: list[Any]) -> int:
@@ -102,6 +103,31 @@ class Budget:
                 return STEP if last is None or last[-1] in GROUP_PARTS else PROGRESS
             return STEP if last != stage(table) else PROGRESS
         return STEP
+
+    def teller(self, group: int, table: Table, slot: str, entry: list[Any]) -> str | None:
+        """The newer message that tells what an owed group edit would, so that edit costs no
+        call once that message is out (None: the edit is made). A closed round's message
+        closed by a private step: the next round's message recaps what came after the vote
+        (``told``); the last round of a finished game: the end message; the board once a
+        newer round's message stands under it: that message's glance line (``/board`` posts
+        the board anew). Only when the group last saw the message without buttons (and this
+        process showed it: after a restart, or from another process, it is edited)."""
+        if entry[1] != 0 or table.game is None:
+            return None
+        game, payload = table.game, entry[2] or {}
+        newest = "over" if game.is_over else f"round:{game.round}"
+        if slot == "board":
+            posted = self.posted.get(group)
+            live = not (game.is_over or table.ending or payload.get("new"))
+            return newest if live and posted is not None and posted < game.round else None
+        last = self.shown.get((group, slot))
+        if not slot.startswith("round:") or last is None or last[-1] in GROUP_PARTS:
+            return None
+        if last[0] != int(slot.split(":")[1]):
+            return None
+        if payload.get("closed"):
+            return newest if payload.get("told") else None
+        return newest if game.is_over and slot == f"round:{game.round}" else None
 
     def order(self, slot: str, kind: int, table: Table) -> int:
         """Order within a kind: step changes top to bottom (the board's picture above the
@@ -130,6 +156,11 @@ class Budget:
         self.since.pop((group, key), None)
         if key == "board":
             self.edited[group] = now
+            entry = table.owed.get(key) if table is not None else None
+            if table is not None and table.game is not None and (
+                key not in table.shown or (entry and (entry[2] or {}).get("new"))
+            ):
+                self.posted[group] = table.game.round  # a new board message
         if key.startswith("#") and group < 0:
             self._replies(group).take(now)
         if table is not None and key.split(":", 1)[0] in ("round", "lobby", "board"):
@@ -155,6 +186,11 @@ class Budget:
             for slot, entry in table.owed.items():
                 if (slot, entry[0]) not in mine:
                     continue  # owed by another process's commit: that process delivers it
+                teller = self.teller(group, table, slot, entry)
+                if teller is not None:
+                    if teller in table.owed:
+                        continue  # once the message that tells it is out
+                    return slot, 0.0  # no call: recorded as shown
                 kind = self.kind(group, table, slot, entry)
                 to = group if entry[1] == 0 else int(entry[1])
                 candidates.append((to, kind, self.order(slot, kind, table), entry[0], slot, slot))
@@ -188,6 +224,7 @@ class Budget:
     def forget(self, group: int) -> None:
         """The group's game is gone: nothing of it to remember."""
         self.edited.pop(group, None)
+        self.posted.pop(group, None)
         for d in (self.shown, self.since):
             for k in [k for k in d if k[0] == group]:
                 del d[k]

@@ -245,9 +245,10 @@ class Outbox:
         assert self.svc is not None
         seq = table.owed[slot][0]
         renderer = await self.svc.slot_renderer(chat_id, table)
-        rendered = await renderer.render(chat_id, table, slot)
+        told = self.budget.teller(chat_id, table, slot, table.owed[slot]) is not None
+        rendered = None if told else await renderer.render(chat_id, table, slot)
         if rendered is None:  # nothing to show any more (e.g. a prompt whose step is over)
-            await self._ack(chat_id, table.gid, slot, seq, None, keep=False)
+            await self._ack(chat_id, table.gid, slot, seq, None, keep=told and slot == "board")
             return
         try:
             mid = await self.sender.send(rendered, state)
