@@ -783,7 +783,9 @@ def check_private_entitlements(bot: Bot, played: Played, *, role_texts: bool = T
             # The result of an investigation replaces the text of its prompt (and, with its
             # claim prompt folded in, opens it: "🔍 ...\n\n🗣 Round 3: what do you tell ...").
             versions = [*message.history, message.text]
-            results = {v.partition("\n\n")[0] for v in versions if private_kind(v) == "investigation"}
+            results = {
+                v.partition("\n\n")[0] for v in versions if private_kind(v) == "investigation"
+            }
             targets = [t for p, t in investigations if p == seat]
             wants = [r.investigation_text(EN, table, t, party_of(game.roles[t])) for t in targets]
             for version in versions:

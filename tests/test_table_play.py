@@ -215,7 +215,7 @@ def test_the_chancellors_answered_hand_becomes_the_claim_prompt() -> None:
     elect(table, 1)
     press(table, 0, Discard(0, "L"))
     table.shown["prompt:4"] = 77  # the Chancellor's hand, delivered
-    out, owed = owed_after(table, (1, Enact(1, "F")))
+    _, owed = owed_after(table, (1, Enact(1, "F")))
     assert "prompt:4" not in owed and "claim:1:received" in owed
     assert table.shown.get("claim:1:received") == 77 and "prompt:4" not in table.shown
     assert table.talk["folded"]["1:received"] == {"done": ["enact", "F"], "timeout": None}

@@ -156,11 +156,8 @@ class Budget:
         self.since.pop((group, key), None)
         if key == "board":
             self.edited[group] = now
-            entry = table.owed.get(key) if table is not None else None
-            if table is not None and table.game is not None and (
-                key not in table.shown or (entry and (entry[2] or {}).get("new"))
-            ):
-                self.posted[group] = table.game.round  # a new board message
+            if table is not None and table.game is not None and _new(table, key):
+                self.posted[group] = table.game.round
         if key.startswith("#") and group < 0:
             self._replies(group).take(now)
         if table is not None and key.split(":", 1)[0] in ("round", "lobby", "board"):
@@ -228,3 +225,9 @@ class Budget:
         for d in (self.shown, self.since):
             for k in [k for k in d if k[0] == group]:
                 del d[k]
+
+
+def _new(table: Table, slot: str) -> bool:
+    """Whether delivering ``slot`` of ``table`` sends a new message (not an edit)."""
+    entry = table.owed.get(slot)
+    return slot not in table.shown or bool(entry and (entry[2] or {}).get("new"))

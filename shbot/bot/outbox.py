@@ -185,11 +185,10 @@ class Outbox:
             self._stopped(chat_id, state)
 
     async def _pause(self, state: _Chat, wait: float) -> None:
-        """Wait for the pacer's window, or less if something is posted or committed.
-
-        At least a millisecond: a slot that frees a float's hair after "now" would be due
-        at once without the clock moving (asyncio treats timers within its clock resolution
-        as ready), a spin under a virtual clock."""
+        """Wait for the pacer's window, or less if something is posted or committed. At
+        least a millisecond: a slot that frees a float's hair after "now" would be due at
+        once without the clock moving (asyncio treats timers within its clock resolution as
+        ready), a spin under a virtual clock."""
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(state.wake.wait(), max(MIN_WAIT, wait))
 
@@ -244,11 +243,11 @@ class Outbox:
     ) -> None:
         assert self.svc is not None
         seq = table.owed[slot][0]
+        told = self.budget.teller(chat_id, table, slot, table.owed[slot])  # then: no call
         renderer = await self.svc.slot_renderer(chat_id, table)
-        told = self.budget.teller(chat_id, table, slot, table.owed[slot]) is not None
         rendered = None if told else await renderer.render(chat_id, table, slot)
         if rendered is None:  # nothing to show any more (e.g. a prompt whose step is over)
-            await self._ack(chat_id, table.gid, slot, seq, None, keep=told and slot == "board")
+            await self._ack(chat_id, table.gid, slot, seq, None, keep=slot == "board")  # its id
             return
         try:
             mid = await self.sender.send(rendered, state)
