@@ -52,10 +52,10 @@ async def test_a_seven_player_game_keeps_within_the_groups_and_the_players_budge
 ) -> None:
     """Issue 23's budget through the real Application and pacing, players pressing as soon
     as they can: at most 45 group calls for a whole 7-player game (8 rounds, 2 powers), about
-    3 a round, and at most 72 private calls (the target, 60, is missed). Counted by message: a closed round's message
-    is never edited after the next round's is out (it recaps the rest), the board only while
-    no newer round's message stands under it, and the Chancellor's answered hand (or an
-    investigation) is edited once into its claim prompt."""
+    3 a round, and at most 72 private calls (the target, 60, is missed). Counted by message:
+    a closed round's message is never edited after the next round's is out (it recaps the
+    rest), the board only while no newer round's message stands under it, and the
+    Chancellor's answered hand (or an investigation) is edited once into its claim prompt."""
     async with running_bot(store, limiter=True) as bot:
         users = make_users(7)
         played = await play_planned(
