@@ -780,15 +780,20 @@ def check_private_entitlements(bot: Bot, played: Played, *, role_texts: bool = T
             if kind == "role" and role_texts:
                 want = r.role_text(EN, table, seat, game.private_view(seat))
                 assert text == want, f"seat {seat} got the wrong role text: {text!r}"
-            # The result of an investigation replaces the text of its prompt.
-            for version in [*message.history, message.text]:
+            # The result of an investigation replaces the text of its prompt (and, with its
+            # claim prompt folded in, opens it: "🔍 ...\n\n🗣 Round 3: what do you tell ...").
+            versions = [*message.history, message.text]
+            results = {
+                v.partition("\n\n")[0] for v in versions if private_kind(v) == "investigation"
+            }
+            targets = [t for p, t in investigations if p == seat]
+            wants = [r.investigation_text(EN, table, t, party_of(game.roles[t])) for t in targets]
+            for version in versions:
                 if private_kind(version) == "investigation":
-                    got[(seat, "investigation")] += 1
-                    targets = [t for p, t in investigations if p == seat]
-                    wants = [
-                        r.investigation_text(EN, table, t, party_of(game.roles[t])) for t in targets
-                    ]
-                    assert version in wants, f"wrong investigation result {version!r}"
+                    result, _, claim = version.partition("\n\n")
+                    assert result in wants, f"wrong investigation result {version!r}"
+                    assert not claim or claim.startswith("🗣"), f"not a claim prompt: {version!r}"
+            got[(seat, "investigation")] += len(results)
     assert got == expected, f"private messages by (seat, kind): got {got}, want {expected}"
 
 

@@ -195,7 +195,8 @@ def board_view(game: Game) -> tuple[object, ...]:
 
 async def test_board_is_kept_current_by_edits(bot: Bot) -> None:
     """A 9-player game with every mark: term limits, executions, confirmed not Hitler. The
-    board is edited exactly when what it shows changes; the round message shows the rest."""
+    board is edited when what it shows changes while it is on screen (Round 1's message
+    under it) and at the end; the round messages show the rest, and the changes."""
     users = make_users(9)
     group = bot.h.group(creator=users[0], members=users[1:])
     await bot.store.update_group(group.id, {"board": "text"})  # the picture: test_bot_picture
@@ -207,7 +208,8 @@ async def test_board_is_kept_current_by_edits(bot: Bot) -> None:
     async def check(turn: Turn) -> None:
         board = bot.fake.message(group.id, turn.table.shown["board"])
         board_ids.add(board.message_id)
-        check_board(board, turn.game, turn.table.names())
+        if turn.game.round == 1:  # later a newer round's message stands under the board
+            check_board(board, turn.game, turn.table.names())
         seen.update(board_seat_marks(board).values())
         current = round_message(bot, group, turn.table)
         check_round(current, turn.table)
@@ -225,6 +227,8 @@ async def test_board_is_kept_current_by_edits(bot: Bot) -> None:
     )
     assert played.game.is_over
     assert len(board_ids) == 1, "the board is one message, edited"
+    board = bot.fake.message(played.group.id, played.table.shown["board"])
+    seen.update(board_seat_marks(board).values())  # the final board
     marks = {c for m in seen for c in m}
     assert {"✅", "💀"} <= marks, seen
     assert any("⛔ Term-limited: " in text for text in rounds), "term limits were shown"
@@ -232,7 +236,9 @@ async def test_board_is_kept_current_by_edits(bot: Bot) -> None:
     views.append(board_view(played.game))
     changes = sum(a != b for a, b in itertools.pairwise(views))
     assert changes >= 8, views
-    assert board.edit_count == changes, "one edit per change of the board, no other"
+    # Edited for a change while on screen (under Round 1's message only) and at the end;
+    # meanwhile each round message's glance line shows the changes (check_round).
+    assert 1 <= board.edit_count <= 2 < changes
     check_board(board, played.game, played.table.names())
     assert board.buttons() == [], "the final board has no live button"
     bot.h.assert_no_errors()

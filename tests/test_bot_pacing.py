@@ -46,6 +46,41 @@ async def test_seven_player_game_stays_under_twenty_calls_a_minute(store: Store)
         assert bot.fake.max_calls_in_window(played.group.id, 60) <= 20
 
 
+@pytest.mark.looptime
+async def test_a_seven_player_game_keeps_within_the_groups_and_the_players_budget(
+    store: Store,
+) -> None:
+    """Issue 23's budget through the real Application and pacing, players pressing as soon
+    as they can: at most 45 group calls for a whole 7-player game (8 rounds, 2 powers), about
+    3 a round, and at most 72 private calls (the target, 60, is missed). Counted by message:
+    a closed round's message is never edited after the next round's is out (it recaps the
+    rest), the board only while no newer round's message stands under it, and the
+    Chancellor's answered hand (or an investigation) is edited once into its claim prompt."""
+    async with running_bot(store, limiter=True) as bot:
+        users = make_users(7)
+        played = await play_planned(
+            bot, users, ["L", "F", "F", "L", "F", "L", "L", "L"], hitler=2, fast=True
+        )
+        await check_game(bot, played)
+        fake, group = bot.fake, played.group.id
+        group_calls = fake.group_sends(group) + fake.group_edits(group)
+        ids = [u.id for u in users]
+        private = sum(fake.private_sends(u) + fake.private_edits(u) for u in ids)
+        board = [c for c in fake.calls if c.ok and c.chat_id == group and "Photo" in c.method]
+        board += [c for c in fake.calls if c.ok and c.chat_id == group and "Media" in c.method]
+        rounds = played.game.round
+        print(f"group {group_calls}, private {private}, board {len(board)}, rounds {rounds}")
+        assert rounds == 8
+        assert group_calls <= 45, f"{group_calls} group calls"
+        # The target (60) is missed in this game (docs/benchmarks.md says why): 14 calls
+        # before play (the /start replies, the role cards), then each session's two hands
+        # (a message and an edit each) and the President's claim prompt, and at the end each
+        # unanswered claim prompt loses its buttons.
+        assert private <= 72, f"{private} private calls"
+        assert len(board) <= 3, "the board: sent, at most an edit under Round 1, the end"
+        assert group_calls <= 3.5 * rounds + 8  # lobby, board and the end besides
+
+
 def test_a_window_never_lets_more_than_its_limit_through_at_a_float_boundary() -> None:
     """Calls 1/30 s apart (the pace of PTB's limiter) at times where ``t + 61 <= now`` and
     ``t <= now - 61`` disagree in floating point: a slot is free exactly when the call that

@@ -8,7 +8,7 @@ import pytest
 from shbot.engine import Action, Discard, Enact, Execute, Kind, Nominate, Phase, Vote
 from shbot.table import GROUP, Outcome, Table
 from shbot.table.lobby import cancel
-from shbot.table.play import BOARD, advance, check_press, now_params, play, prompt_seat
+from shbot.table.play import BOARD, RECAP, advance, check_press, now_params, play, prompt_seat
 
 from .table_helpers import (
     chancellor_for,
@@ -198,8 +198,28 @@ def test_an_enactment_owes_the_board_and_closes_the_round() -> None:
     closed = table.owed["round:1"][2]
     assert closed["closed"] is True and closed["log"][: len(log)] == log
     assert closed["log"][-1][0] == "policy_enacted"
-    assert table.round_log == [["round_started", {"round": 2, "president": 1, "special": False}]]
+    # Closed by the session (no buttons left in its message): the next round's message
+    # recaps what came after the vote, so the old one need not be edited again.
+    assert closed["told"] is True
+    started, (recap, told) = table.round_log
+    assert started == ["round_started", {"round": 2, "president": 1, "special": False}]
+    assert recap == RECAP and told["round"] == 1 and told["log"][-1] == closed["log"][-1]
+    assert "vote_result" not in [e[0] for e in told["log"]]  # shown before
     assert table.owed["prompt:4"][2]["done"] == ["enact", "F"]
+
+
+def test_the_chancellors_answered_hand_becomes_the_claim_prompt() -> None:
+    """Shown and answered by the enactment that opens the sight: one edit of that message
+    says what was done and asks for the claim (no new message, no separate edit)."""
+    table = scripted()
+    elect(table, 1)
+    press(table, 0, Discard(0, "L"))
+    table.shown["prompt:4"] = 77  # the Chancellor's hand, delivered
+    _, owed = owed_after(table, (1, Enact(1, "F")))
+    assert "prompt:4" not in owed and "claim:1:received" in owed
+    assert table.shown.get("claim:1:received") == 77 and "prompt:4" not in table.shown
+    assert table.talk["folded"]["1:received"] == {"done": ["enact", "F"], "timeout": None}
+    assert "claim:1:drawn" in owed and "claim:1:drawn" not in table.shown  # a new message
 
 
 def test_a_failed_election_moves_the_tracker_and_owes_the_board() -> None:

@@ -79,6 +79,7 @@ class Budget:
     shown: dict[tuple[int, str], tuple[Any, ...]] = field(default_factory=dict)
     since: dict[tuple[int, str], float] = field(default_factory=dict)
     edited: dict[int, float] = field(default_factory=dict)  # group -> its board's last edit
+    posted: dict[int, int] = field(default_factory=dict)  # group -> first round under its board
     replies: dict[int, Window] = field(default_factory=dict)  # group -> its replies' window
 
     def kind(self, group: int, table: Table, slot: str, entry: list[Any]) -> int:
@@ -103,6 +104,27 @@ class Budget:
             return STEP if last != stage(table) else PROGRESS
         return STEP
 
+    def teller(self, group: int, table: Table, slot: str, entry: list[Any]) -> str | None:
+        """The newer message that tells what an owed group edit would, so that edit costs no
+        call once that message is out (None: the edit is made). A round closed by a private
+        step: the next round's message recaps what came after the vote (``told``), when the
+        group last saw its message without buttons, past its vote (``Table.stages``). The
+        board once a newer round's message stands under it (scrolled away): that message's
+        glance line (``/board`` posts it anew; known to this process only: after a restart
+        the board is edited)."""
+        if entry[1] != 0 or table.game is None:
+            return None
+        game, payload = table.game, entry[2] or {}
+        newest = "over" if game.is_over else f"round:{game.round}"
+        if slot == "board":
+            posted = self.posted.get(group)
+            live = not (game.is_over or table.ending or payload.get("new"))
+            return newest if live and posted is not None and posted < game.round else None
+        part = table.stages.get(slot)  # stored: the same answer after a restart
+        if not slot.startswith("round:") or part in (None, "closed", *GROUP_PARTS):
+            return None
+        return newest if payload.get("closed") and payload.get("told") else None
+
     def order(self, slot: str, kind: int, table: Table) -> int:
         """Order within a kind: step changes top to bottom (the board's picture above the
         round's buttons); progress of the message players look at (the newest round's)
@@ -125,15 +147,22 @@ class Budget:
             at = max(at, self.edited.get(group, -BOARD_EVERY) + BOARD_EVERY)
         return at
 
-    def sent(self, group: int, key: str, table: Table | None, now: float) -> None:
-        """``key`` of ``group`` reached Telegram at ``now`` (rendered from ``table``)."""
+    def sent(self, group: int, key: str, table: Table | None, now: float) -> str | None:
+        """``key`` of ``group`` reached Telegram at ``now`` (rendered from ``table``); for a
+        round's message, the part of its round it shows (kept in ``Table.stages``)."""
         self.since.pop((group, key), None)
         if key == "board":
             self.edited[group] = now
+            if table is not None and table.game is not None and _new(table, key):
+                rnd = table.game.round  # the first round whose message comes under it
+                self.posted[group] = rnd + 1 if f"round:{rnd}" in table.shown else rnd
         if key.startswith("#") and group < 0:
             self._replies(group).take(now)
         if table is not None and key.split(":", 1)[0] in ("round", "lobby", "board"):
             self.shown[(group, key)] = stage(table)
+        if table is None or not key.startswith("round:") or table.game is None:
+            return None
+        return str(stage(table)[-1]) if table.game.round == int(key[6:]) else "closed"
 
     def choose(
         self,
@@ -155,6 +184,11 @@ class Budget:
             for slot, entry in table.owed.items():
                 if (slot, entry[0]) not in mine:
                     continue  # owed by another process's commit: that process delivers it
+                teller = self.teller(group, table, slot, entry)
+                if teller is not None:
+                    if teller in table.owed:
+                        continue  # once the message that tells it is out
+                    return slot, 0.0  # no call: recorded as shown
                 kind = self.kind(group, table, slot, entry)
                 to = group if entry[1] == 0 else int(entry[1])
                 candidates.append((to, kind, self.order(slot, kind, table), entry[0], slot, slot))
@@ -188,6 +222,13 @@ class Budget:
     def forget(self, group: int) -> None:
         """The group's game is gone: nothing of it to remember."""
         self.edited.pop(group, None)
+        self.posted.pop(group, None)
         for d in (self.shown, self.since):
             for k in [k for k in d if k[0] == group]:
                 del d[k]
+
+
+def _new(table: Table, slot: str) -> bool:
+    """Whether delivering ``slot`` of ``table`` sends a new message (not an edit)."""
+    entry = table.owed.get(slot)
+    return slot not in table.shown or bool(entry and (entry[2] or {}).get("new"))

@@ -185,11 +185,10 @@ class Outbox:
             self._stopped(chat_id, state)
 
     async def _pause(self, state: _Chat, wait: float) -> None:
-        """Wait for the pacer's window, or less if something is posted or committed.
-
-        At least a millisecond: a slot that frees a float's hair after "now" would be due
-        at once without the clock moving (asyncio treats timers within its clock resolution
-        as ready), a spin under a virtual clock."""
+        """Wait for the pacer's window, or less if something is posted or committed. At
+        least a millisecond: a slot that frees a float's hair after "now" would be due at
+        once without the clock moving (asyncio treats timers within its clock resolution as
+        ready), a spin under a virtual clock."""
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(state.wake.wait(), max(MIN_WAIT, wait))
 
@@ -244,10 +243,11 @@ class Outbox:
     ) -> None:
         assert self.svc is not None
         seq = table.owed[slot][0]
+        told = self.budget.teller(chat_id, table, slot, table.owed[slot])  # then: no call
         renderer = await self.svc.slot_renderer(chat_id, table)
-        rendered = await renderer.render(chat_id, table, slot)
+        rendered = None if told else await renderer.render(chat_id, table, slot)
         if rendered is None:  # nothing to show any more (e.g. a prompt whose step is over)
-            await self._ack(chat_id, table.gid, slot, seq, None, keep=False)
+            await self._ack(chat_id, table.gid, slot, seq, None, keep=slot == "board")  # its id
             return
         try:
             mid = await self.sender.send(rendered, state)
@@ -265,12 +265,11 @@ class Outbox:
             return
         except Dropped:
             mid = None
-        self.budget.sent(chat_id, slot, table, self.pacer.clock())
+        part = self.budget.sent(chat_id, slot, table, self.pacer.clock())
         for attempt in range(1, STORE_RETRIES + 1):
             try:
-                await self._ack(
-                    chat_id, table.gid, slot, seq, mid, keep=rendered.keep, step=table.step
-                )
+                keep, step = rendered.keep, table.step
+                await self._ack(chat_id, table.gid, slot, seq, mid, keep=keep, step=step, part=part)
                 return
             except StoreError:
                 # Telegram has it: record that once the store is back (sending it again would
@@ -329,10 +328,11 @@ class Outbox:
         *,
         keep: bool,
         step: int | None = None,
+        part: str | None = None,
     ) -> None:
         """Telegram has the slot: record it (with the group's recent call times). ``step``:
-        the step it was rendered at; the step's prompt starts the step's clock when shown
-        late (:func:`shbot.table.timers.prompt_shown`)."""
+        the step it was rendered at (showing ``part`` of its round: Table.stages); the step's
+        prompt starts the step's clock when shown late (:func:`timers.prompt_shown`)."""
         assert self.svc is not None
         calls = self._chat(chat_id).unsaved_calls
         taken = list(calls)
@@ -340,7 +340,7 @@ class Outbox:
         moved: list[Table] = []
 
         def change(table: Table) -> None:
-            table.delivered(slot, seq, mid, keep=keep)
+            table.delivered(slot, seq, mid, keep=keep, stage=part)
             table.record_calls(taken)
             if step is not None and timers.prompt_shown(table, slot, step, shown_at):
                 moved.append(table)

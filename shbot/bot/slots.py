@@ -116,7 +116,11 @@ class SlotRenderer:
         if fam == "prompt":
             return self._prompt(t, table, int(slot.split(":")[1]), d, live)
         if fam == "claim":
-            return rc.prompt(t, table, slot.split(":", 1)[1], slot in table.shown)
+            built = rc.prompt(t, table, slot.split(":", 1)[1], slot in table.shown)
+            folded = table.talk.get("folded", {}).get(slot.split(":", 1)[1])
+            if built is None or not folded:
+                return built
+            return f"{self._done(t, table, folded)}\n\n{built[0]}", built[1]
         if fam == "timeout":
             return rt.timeout_text(t, names, d), None
         if fam == "over":
@@ -160,17 +164,21 @@ class SlotRenderer:
             return r.round_text(t, snapshot), None
         return r.round_text(t, table), r.round_keyboard(t, table) if live else None
 
+    @staticmethod
+    def _done(t: Translator, table: Table, d: dict[str, Any]) -> str:
+        """What a closed private prompt says was done (and that the clock did it)."""
+        text = r.done_text(t, table, d["done"])
+        if d.get("timeout"):
+            text = f"{rt.timeout_private_prefix(t, Phase(d['timeout']))}\n{text}"
+        return text
+
     def _prompt(
         self, t: Translator, table: Table, step: int, d: dict[str, Any], live: bool
     ) -> tuple[str, InlineKeyboardMarkup | None] | None:
         game = table.game
         assert game is not None
-        done = d.get("done")
-        if done is not None:
-            text = r.done_text(t, table, done)
-            if d.get("timeout"):
-                text = f"{rt.timeout_private_prefix(t, Phase(d['timeout']))}\n{text}"
-            return text, None
+        if d.get("done") is not None:
+            return self._done(t, table, d), None
         if step != table.step or not live or game.phase not in PRIVATE_PHASES:
             return None  # a prompt whose step ended before it was sent: nothing to ask
         phase = game.phase

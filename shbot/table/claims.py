@@ -18,7 +18,9 @@ Kept in ``Table.talk`` (plain JSON):
 - ``truth``: what each sight really showed — hidden, read only once the game is over;
 - ``logs``: ``"<round>" -> the closed round's log`` (kept by older versions);
 - ``told``: ``"<round>:<kind>" -> the round`` whose message shows the claim: the newest one
-  when it was made (a closed round's message has scrolled away: it is never edited again).
+  when it was made (a closed round's message has scrolled away: it is never edited again);
+- ``folded``: ``"<round>:<kind>" -> {"done": ..., "timeout": ...}``: the claim prompt is the
+  seat's own prompt message, which says first what was done there (see ``_fold``).
 """
 
 from __future__ import annotations
@@ -154,7 +156,24 @@ def _sight(table: Table, rnd: int, kind: ClaimKind, seat: int, target: int | Non
     sights[k] = [seat, target, table.step]
     assert table.game is not None
     if not table.game.is_over:
+        _fold(table, k, seat)
         table.owe(f"claim:{k}", table.at(seat).id, {"seat": seat})
+
+
+def _fold(table: Table, k: str, seat: int) -> None:
+    """The seat's own prompt, answered by the step that opened the sight (the Chancellor's
+    hand, an investigation) and shown but not yet edited to say so, becomes the claim
+    prompt: one edit ("You enacted ... — what do you tell the group?") instead of that edit
+    and a new message. What was done is kept (``folded``) for the message's later edits."""
+    user = table.at(seat).id
+    for slot, entry in list(table.owed.items()):
+        done = (entry[2] or {}).get("done")
+        if slot.startswith("prompt:") and entry[1] == user and done and slot in table.shown:
+            folded = _part(table, "folded")
+            folded[k] = {"done": done, "timeout": entry[2].get("timeout")}
+            table.shown[f"claim:{k}"] = table.shown.pop(slot)
+            del table.owed[slot]
+            return
 
 
 # ------------------------------------------------------------------------- a claim

@@ -94,6 +94,9 @@ class Table:
     seq: int = 0
     owed: dict[str, list[Any]] = field(default_factory=dict)  # slot -> [seq, chat, payload]
     shown: dict[str, int] = field(default_factory=dict)  # slot -> message id
+    # round slot -> the part of its round its message last showed ("vote", "session", ...;
+    # "closed"): whether the group still sees buttons there (shbot.bot.budget.teller)
+    stages: dict[str, str] = field(default_factory=dict)
     calls: list[float] = field(default_factory=list)  # recent group calls (epoch seconds)
     seen: list[str] = field(default_factory=list)  # recent callback query ids
     ending: str | None = None  # "finished" or "cancelled": archived once nothing is owed
@@ -128,15 +131,21 @@ class Table:
             payload = old[2]
         self.owed[slot] = [self.seq, chat, payload]
 
-    def delivered(self, slot: str, seq: int, message_id: int | None, *, keep: bool) -> None:
-        """Telegram accepted ``slot`` as rendered at ``seq``: forget it unless owed again."""
+    def delivered(
+        self, slot: str, seq: int, message_id: int | None, *, keep: bool, stage: str | None = None
+    ) -> None:
+        """Telegram accepted ``slot`` as rendered at ``seq`` (showing ``stage`` of its round):
+        forget it unless owed again."""
         entry = self.owed.get(slot)
         if entry is not None and entry[0] <= seq:
             del self.owed[slot]
         if keep and message_id is not None:
             self.shown[slot] = message_id
+            if stage is not None:
+                self.stages[slot] = stage
         elif not keep:
             self.shown.pop(slot, None)
+            self.stages.pop(slot, None)
 
     def duplicate(self, update_key: str) -> bool:
         """True if this update was applied already; else remember it (rides in the commit)."""
@@ -240,6 +249,7 @@ class Table:
             seq=self.seq,
             owed={k: list(v) for k, v in self.owed.items()},
             shown=dict(self.shown),
+            stages=dict(self.stages),
             calls=list(self.calls),
             seen=list(self.seen),
             ending=self.ending,
@@ -265,6 +275,7 @@ class Table:
             "seq": self.seq,
             "owed": self.owed,
             "shown": self.shown,
+            "stages": self.stages,
             "calls": self.calls,
             "seen": self.seen,
             "ending": self.ending,
@@ -291,6 +302,7 @@ class Table:
             seq=int(d.get("seq", 0)),
             owed={str(k): list(v) for k, v in d.get("owed", {}).items()},
             shown=_shown_slots(d),
+            stages={str(k): str(v) for k, v in d.get("stages", {}).items()},
             calls=[float(x) for x in d.get("calls", [])],
             seen=[str(x) for x in d.get("seen", [])],
             ending=d.get("ending"),

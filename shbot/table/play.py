@@ -131,7 +131,7 @@ def narrate(before: Table, table: Table, outcome: Outcome, timeout: str | None =
         table.restart_clock()
         _close_prompt(before, table, outcome, timeout)
     if closed_log is not None:
-        table.owe(f"round:{bgame.round}", payload={"log": closed_log, "closed": True})
+        _close_round(table, bgame, closed_log)
     table.owe(f"round:{game.round}")
     if board.shown(table, game) != board.shown(table, bgame) or game.is_over:
         table.owe("board")  # at the end too: the final board has no "My role" button
@@ -145,6 +145,26 @@ def narrate(before: Table, table: Table, outcome: Outcome, timeout: str | None =
         seat = prompt_seat(game)
         table.owe(f"prompt:{table.step}", table.at(seat).id, {"seat": seat})
     claims.observe(before, table, outcome)
+
+
+#: A round_log entry of the new round: what the closed round's message had not shown yet
+#: when a private step (a session, a power) closed it (``[RECAP, {"round": n, "log": [...]}]``).
+RECAP = "recap"
+
+
+def _close_round(table: Table, bgame: Game, closed_log: list[list[Any]]) -> None:
+    """Owe the closed round's last edit. A round closed by a private step (a session or a
+    power) left its message without buttons: the next round's message, sent anyway, tells
+    what came after the vote (``RECAP``), so the old message need not be edited again when
+    the group last saw it past its vote (``told``: the outbox then spends no call on it)."""
+    told = bgame.phase in PRIVATE_PHASES
+    if told:
+        voted = [i for i, e in enumerate(closed_log) if e[0] == Kind.VOTE_RESULT.value]
+        shown = (Kind.CONFIRMED_NOT_HITLER.value, Kind.POWER_GRANTED.value)  # with a step
+        tail = [e for e in closed_log[voted[-1] + 1 :] if e[0] not in shown] if voted else []
+        if tail:
+            table.round_log.insert(1, [RECAP, {"round": bgame.round, "log": tail}])
+    table.owe(f"round:{bgame.round}", payload={"log": closed_log, "closed": True, "told": told})
 
 
 def _close_prompt(before: Table, table: Table, outcome: Outcome, timeout: str | None) -> None:

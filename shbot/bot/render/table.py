@@ -15,6 +15,7 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 from shbot.engine import FASCIST, LIBERAL, Condition, Kind, Phase
 from shbot.i18n import N_, Translator
 from shbot.table.model import Table
+from shbot.table.play import RECAP
 
 from .. import callbacks as cb
 from .claims import claim_line, earlier_lines
@@ -197,7 +198,26 @@ def round_text(t: Translator, table: Table) -> str:
     if header_ev and header_ev[1].get("special"):
         lines.append(t._("<i>(special election)</i>"))
     for kind, data in table.round_log:
-        line = event_line(t, kind, data, names)
+        if kind == RECAP:
+            told = " ".join(log_lines(t, table, data["log"]))
+            lines.append(t._("↩ Round {round}: {events}", round=data["round"], events=told))
+            continue
+        lines += log_lines(t, table, [[kind, data]])
+    lines += [line for line in (claim_line(t, table, rnd),) if line]
+    lines += earlier_lines(t, table, rnd)
+    if game.round == rnd and not game.is_over:
+        lines += ["", glance_line(t, table)]
+        lines += [line for line in (prompt_line(t, table), waiting_line(t, table)) if line]
+    return fit("\n".join(lines))
+
+
+def log_lines(t: Translator, table: Table, log: list[list[Any]]) -> list[str]:
+    """The lines of a round log's public events (an execution that did not end the game
+    says so)."""
+    names = table.names()
+    lines = []
+    for kind, data in log:
+        line = event_line(t, kind, data, names) if kind != RECAP else None
         if line:
             lines.append(line)
         if kind == Kind.EXECUTED.value and not hitler_executed(table, data["target"]):
@@ -206,12 +226,7 @@ def round_text(t: Translator, table: Table) -> str:
                     "{player} was not Hitler: the game goes on.", player=name(names, data["target"])
                 )
             )
-    lines += [line for line in (claim_line(t, table, rnd),) if line]
-    lines += earlier_lines(t, table, rnd)
-    if game.round == rnd and not game.is_over:
-        lines += ["", glance_line(t, table)]
-        lines += [line for line in (prompt_line(t, table), waiting_line(t, table)) if line]
-    return fit("\n".join(lines))
+    return lines
 
 
 def hitler_executed(table: Table, target: int) -> bool:
