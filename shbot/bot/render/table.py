@@ -90,8 +90,12 @@ def board_keyboard(t: Translator, table: Table) -> InlineKeyboardMarkup | None:
 
 
 def event_line(t: Translator, kind: str, d: dict[str, Any], names: Sequence[str]) -> str | None:
-    """One line of the public round log, or None for events shown otherwise."""
-    k = Kind(kind)
+    """One line of the public round log, or None for events shown otherwise (and for
+    entries that are not engine events, such as a closed round's recap)."""
+    try:
+        k = Kind(kind)
+    except ValueError:
+        return None
     if k is Kind.NOMINATED:
         return t._(
             "{president} nominated {chancellor} for Chancellor.",
