@@ -5,28 +5,16 @@ from __future__ import annotations
 
 import asyncio
 import socket
-import sys
 from pathlib import Path
 
 import httpx
 import pytest
 
 from shbot.webapp.auth import init_data
-from tests.http_bot_api import TOKEN, PollingBotAPI, bot_env, free_port, served, stop
+from tests.http_bot_api import TOKEN, PollingBotAPI, free_port, served, stop
+from tests.test_operations import start
 
-RUN = [sys.executable, "-m", "shbot", "run"]
 USER = {"id": 4242, "is_bot": False, "first_name": "Zoé", "language_code": "fr"}
-
-
-async def start(tmp_path: Path, **values: str) -> asyncio.subprocess.Process:
-    return await asyncio.create_subprocess_exec(
-        *RUN,
-        cwd=tmp_path,
-        env=bot_env(tmp_path, **values),
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
 
 
 async def page_up(url: str, timeout: float = 60.0) -> httpx.Response:

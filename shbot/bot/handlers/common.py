@@ -14,10 +14,13 @@ from telegram.error import BadRequest
 from telegram.ext import ApplicationHandlerStop, ContextTypes
 
 from shbot.i18n import Translator, normalize
+from shbot.storage import NoGame
 from shbot.table import Player, Refusal, Table, clean_name
+from shbot.table.outcome import Outcome
 
 from .. import callbacks as cb
 from .. import render as r
+from ..commit import Change
 from ..refusals import refusal_text
 from ..services import Services
 
@@ -262,6 +265,33 @@ async def refuse(
     table: Table | None = None,
 ) -> None:
     await answer(context, query, message, refusal_text(t, refusal, table), alert=refusal.alert)
+
+
+def press_key(query: CallbackQuery | None) -> str | None:
+    """The key that recognises a press delivered twice (it rides in the commit's write)."""
+    return f"cq:{query.id}" if query is not None else None
+
+
+async def commit_or_refuse(
+    context: Ctx,
+    chat_id: int,
+    change: Change,
+    message: Message | None,
+    query: CallbackQuery | None,
+    t: Translator,
+) -> Outcome | None:
+    """Commit ``change``; None once a refusal was told to the presser (a toast or a reply),
+    or the same press came twice."""
+    try:
+        return await svc(context).commit.run(chat_id, change, update_key=press_key(query))
+    except NoGame:
+        await answer(context, query, message, t._("There is no open game. /newgame opens one."))
+    except Refusal as refusal:
+        if refusal.code == "duplicate":
+            await answer_redelivered(context, query)
+        else:
+            await refuse(context, query, message, t, refusal)
+    return None
 
 
 async def current_table(context: Ctx, chat_id: int) -> Table | None:

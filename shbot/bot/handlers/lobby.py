@@ -24,12 +24,13 @@ from .common import (
     is_person,
     player_from,
     posts_as_group,
+    press_key,
     refuse,
     reply,
     svc,
 )
 from .join_deadline import arm_lobby, join_minutes, maybe_autostart, set_join_deadline, tell_in
-from .starting import commit_start, press_key
+from .starting import commit_start
 
 log = logging.getLogger(__name__)
 

@@ -12,38 +12,11 @@ from shbot.table import Refusal, Table, seats
 from shbot.table.outcome import Outcome
 
 from .. import callbacks as cb
-from ..commit import Change
 from ..refusals import refusal_text
 from ..render import seats as rs
-from .common import Ctx, answer, answer_redelivered, current_table, group_only, is_person, svc
+from .common import Ctx, answer, commit_or_refuse, current_table, group_only, is_person, svc
 
 MAX_ADD = seats.MAX_SEATS - 1
-
-
-def _refusal(t: Translator, refusal: Refusal) -> str:
-    return refusal_text(t, refusal)
-
-
-async def _run(
-    context: Ctx,
-    chat_id: int,
-    change: Change,
-    message: Message | None,
-    query: CallbackQuery | None,
-    t: Translator,
-) -> Outcome | None:
-    """Commit ``change``; a refusal is told to the presser (a toast or a reply)."""
-    key = f"cq:{query.id}" if query is not None else None
-    try:
-        return await svc(context).commit.run(chat_id, change, update_key=key)
-    except NoGame:
-        await answer(context, query, message, t._("There is no open game. /newgame opens one."))
-    except Refusal as refusal:
-        if refusal.code == "duplicate":
-            await answer_redelivered(context, query)
-        else:
-            await answer(context, query, message, _refusal(t, refusal), alert=refusal.alert)
-    return None
 
 
 async def change_bots(
@@ -58,7 +31,7 @@ async def change_bots(
     s = svc(context)
     t = await (s.t_user(user) if query is not None else s.t_group(chat_id, user))
     if not is_person(user, message if query is None else None):
-        await answer(context, query, message, _refusal(t, Refusal("not_person")))
+        await answer(context, query, message, refusal_text(t, Refusal("not_person")))
         return
     table = await current_table(context, chat_id)
     if table is None:
@@ -73,7 +46,7 @@ async def change_bots(
             return seats.remove_computer(tb, user.id, allowed)
         return seats.add_computers(tb, user.id, allowed, count, lang)
 
-    outcome = await _run(context, chat_id, change, message, query, t)
+    outcome = await commit_or_refuse(context, chat_id, change, message, query, t)
     if outcome is not None and query is not None:  # a command: the lobby's edit shows it
         added = len(outcome.table.players) - before
         text = rs.answer_text(t, outcome.answer, max(added, 0)) or ""
@@ -116,7 +89,7 @@ async def leave_running(
     """/leave once the game runs: a computer player takes the seat (if the group allows)."""
     group = await svc(context).store.get_group(chat_id)
     enabled = rs.standin_on(group)
-    outcome = await _run(
+    outcome = await commit_or_refuse(
         context,
         chat_id,
         lambda tb: seats.leave_running(tb, user.id, enabled),
@@ -149,7 +122,7 @@ async def on_seat_press(update: Update, context: Ctx) -> None:
     if group is None:
         await query.answer(t._("This game is over."), show_alert=True)
         return
-    outcome = await _run(
+    outcome = await commit_or_refuse(
         context, group, lambda tb: seats.take_back(tb, press.game_id, user.id), None, query, t
     )
     if outcome is not None:
