@@ -217,7 +217,7 @@ def test_one_claim_per_sight_and_every_forgery_refused() -> None:
     assert (refused.value.code, refused.value.alert) == ("claimed", False)
     assert claims.claim_of(table, "1:drawn") is not None
     assert "1" in table.talk["logs"]  # the Chancellor may still claim
-    claims.claim(table, gid, at, 101, "rFF")
+    claims.claim(table, gid, claims.button_step(table, "1:received"), 101, "rFF")
     assert "1" not in table.talk["logs"], "a round with every claim made is not kept"
     assert table.owed["round:1"][2]["log"], "its last edit still carries the log"
 
@@ -243,7 +243,7 @@ def test_claims_speak_the_readers_language(lang: str, words: list[str]) -> None:
     table = session_table()
     at = claims.button_step(table, "1:drawn")
     claims.claim(table, table.gid, at, 100, "dLLL")  # a Fascist was enacted: ENACTED
-    claims.claim(table, table.gid, at, 101, "rFL")
+    claims.claim(table, table.gid, claims.button_step(table, "1:received"), 101, "rFL")
     t = translator(lang)
     shown = [
         rc.claim_line(t, table, 1) or "",
