@@ -114,9 +114,11 @@ def close_prompts(table: Table) -> None:
     said, newest = _part(table, "claims"), _part(table, "newest")
     for k, sight in offered(table).items():
         slot, user = f"claim:{k}", table.at(int(sight[0])).id
+        mid = table.shown.get(slot)
         if k in said:
             continue
-        if slot in table.owed or newest.get(str(user), -1) == table.shown.get(slot):
+        # (no message noted for them: a game from before this was kept; closed, as then)
+        if slot in table.owed or (mid is not None and newest.get(str(user), mid) == mid):
             table.owe(slot, user)
 
 
