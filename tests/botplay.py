@@ -829,6 +829,29 @@ async def check_finished(bot: Bot, played: Played, t: Translator = EN) -> None:
     assert board.buttons() == [], "the board keeps buttons after the end"
 
 
+#: Buttons meant for after the end: "What I know" in private, Rematch on the end card.
+AFTER_END = frozenset({cb.MYLOG, cb.REMATCH})
+
+
+def stale_buttons(fake: FakeBotAPI, chat_id: int, gid: str) -> list[tuple[StoredMessage, str]]:
+    """Live buttons of the ended game ``gid`` left in ``chat_id``: any on the chat's newest
+    message (what its reader sees), and any but a claim button on an older one (an
+    unanswered claim prompt that had scrolled away keeps its buttons: pressed, it is
+    answered and closed then, see tests/test_bot_claims.py)."""
+    messages = fake.messages(chat_id)
+    newest = max((m.message_id for m in messages), default=None)
+    out = []
+    for message in messages:
+        for button in message.buttons():
+            press = cb.parse(button.get("callback_data", ""))
+            if not isinstance(press, cb.GamePress) or press.game_id != gid:
+                continue
+            if press.op in AFTER_END or (press.op == cb.CLAIM and message.message_id != newest):
+                continue
+            out.append((message, button["callback_data"]))
+    return out
+
+
 async def check_game(bot: Bot, played: Played, t: Translator = EN) -> None:
     """Everything every finished game must satisfy."""
     await check_finished(bot, played, t)

@@ -119,7 +119,8 @@ def _accepted_texts() -> frozenset[str | None]:
     for lang in (*LANGUAGES, PSEUDO):
         t = translator(lang)
         texts.update(
-            answer_text(t, code) for code in ("joined", "left", "vote_ja", "vote_nein", "claimed")
+            answer_text(t, code)
+            for code in ("joined", "left", "vote_ja", "vote_nein", "claimed", "claim_held")
         )
     return frozenset(texts)
 

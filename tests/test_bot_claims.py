@@ -64,17 +64,18 @@ def sight_of(table: Table, press: cb.GamePress) -> tuple[int, ClaimKind]:
     kind = claims.KIND_OF[(press.arg or "")[0]]
     found = [
         claims.parse_key(k)
-        for k, v in table.talk["sights"].items()
+        for k, v in claims.offered(table).items()
         if v[2] == press.step and claims.parse_key(k)[1] is kind
     ]
-    assert len(found) == 1, (press, table.talk["sights"])
+    assert len(found) == 1, (press, claims.offered(table))
     return found[0]
 
 
 @dataclass
 class Claimer:
     """A ``before`` hook for :func:`tests.botplay.play`: presses the claim ``choose`` picks
-    in every prompt on screen (None: "no claim"; "" : leave it unanswered)."""
+    in every prompt on screen (None: "no claim"; "" : leave it unanswered). A President's
+    claim pressed before the session ended is held: ``after`` runs once the group has it."""
 
     bot: Bot
     group: int
@@ -83,9 +84,20 @@ class Claimer:
     prompts: dict[tuple[int, ClaimKind], int] = field(default_factory=dict)  # -> user id
     after: Callable[[tuple[int, ClaimKind]], Awaitable[None]] | None = None
     t: Translator = EN
+    held: list[tuple[int, ClaimKind]] = field(default_factory=list)  # not made yet
+
+    async def made(self, table: Table | None = None) -> None:
+        """``after`` for each held claim the group now has (``table``: the game's end)."""
+        await self.bot.settle()
+        table = table or await self.bot.table(self.group)
+        assert table is not None
+        for sight in [s for s in self.held if claims.claim_of(table, claims.key(*s))]:
+            self.held.remove(sight)
+            if self.after is not None:
+                await self.after(sight)
 
     async def __call__(self, turn: Turn) -> None:
-        await self.bot.settle()
+        await self.made()
         table = await self.bot.table(self.group)
         assert table is not None
         for user in self.users:
@@ -104,6 +116,12 @@ class Claimer:
                 await self.bot.settle()
                 answer = self.bot.h.answer(query)
                 assert not is_refusal(answer), answer.text
+                if claims.key(*sight) not in table.talk.get("sights", {}):
+                    assert claims.key(*sight) in claims.offered(table)  # on the hand's edit
+                    held = self.t._("Noted: the group will hear your claim once the session ends.")
+                    assert answer.text == held
+                    self.held.append(sight)
+                    continue
                 assert answer.text == self.t._("Your claim is shown in the group.")
                 if self.after is not None:
                     await self.after(sight)
@@ -145,7 +163,9 @@ async def test_claims_in_a_whole_game(bot: Bot) -> None:
         else:
             line = f"🗣 R{rnd}: {rc.claim_parts(EN, table, rnd)}"
         assert line is not None and line in message.text, message.text
-        assert message.history, "the round message was edited, not sent again"
+        # (A President's claim, held until the session ended, may ride in the next round's
+        # first message.)
+        assert message.history or sight[1] is ClaimKind.DRAWN, "edited, not sent again"
         made.append(sight)
 
     claimer = Claimer(
@@ -167,6 +187,7 @@ async def test_claims_in_a_whole_game(bot: Bot) -> None:
         before=hook,
     )
     table = played.table
+    await claimer.made(table)  # the last President's claim, made as the game ended
     # Each sight's prompt went to its own seat only, and every planned claim was made.
     assert claimer.prompts == expected_prompts(table)
     assert sorted(made) == sorted(SCRIPT), (made, sorted(claimer.prompts))
@@ -250,14 +271,14 @@ async def test_second_and_forged_claims_are_refused_and_change_nothing(bot: Bot)
         await refused(president, f"{gid}:{step}:c:iF", invalid)
         await refused(president, f"{gid}:{step}:c:xFFF", invalid)
         await refused(president, f"{gid}:{step}:c:d", invalid)
-        await refused(
-            president, f"zzzz:{step}:c:dFFF", EN._("This button belongs to a game that is over.")
-        )
+        # Another game's claim (or no game at all): claims are closed (the message pressed
+        # is not touched: the button is not on it).
+        closed = EN._("The game is over: claims are closed.")
+        await refused(president, f"zzzz:{step}:c:dFFF", closed)
         outsider = make_users(6)[5]
         await bot.h.command(outsider, outsider, "/start")
-        await refused(
-            outsider, f"{gid}:{step}:c:dFFF", EN._("This button belongs to a game that is over.")
-        )
+        await refused(outsider, f"{gid}:{step}:c:dFFF", closed)
+        assert claim_buttons(bot.fake.message(president.id, prompt.message_id))
         # The real button, then the same sight again: a toast, nothing changes.
         query = await bot.h.press(president, prompt, data=f"{gid}:{step}:c:dFFL")
         await bot.settle()

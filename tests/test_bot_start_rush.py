@@ -49,6 +49,7 @@ from tests.botplay import (
     running_bot,
     secret_hand_strings,
     split_at_game_over,
+    stale_buttons,
 )
 from tests.fake_telegram import FakeChat, StoredMessage
 from tests.harness import FakeUser, awkward_users, html_user, make_user, make_users
@@ -99,28 +100,14 @@ def thinking(seed: int) -> Hook:
     return think
 
 
-#: Buttons meant for after the end: "What I know" in private, Rematch on the end card.
-AFTER_END = frozenset({cb.MYLOG, cb.REMATCH})
-
-
-def game_buttons(message: StoredMessage, gid: str) -> list[str]:
-    """Callback data of ``message``'s buttons that belong to the game ``gid``."""
-    out = []
-    for button in message.buttons():
-        press = cb.parse(button.get("callback_data"))
-        if isinstance(press, cb.GamePress) and press.game_id == gid and press.op not in AFTER_END:
-            out.append(button["callback_data"])
-    return out
-
-
 def check_last_states(bot: Bot, played: Played, t: Translator) -> None:
-    """No live button of the finished game anywhere; board, last round and lobby messages
-    show their final state."""
+    """No live button of the finished game on any chat's newest message, and none but an
+    unanswered claim prompt's on an older one (``stale_buttons``); board, last round and
+    lobby messages show their final state."""
     group, users, table = played.group, played.users, played.table
     for chat_id in [group.id, *(u.id for u in users)]:
-        for message in bot.fake.messages(chat_id):
-            live = game_buttons(message, table.gid)
-            assert not live, f"buttons left in {chat_id}: {live} on {message.text!r}"
+        live = stale_buttons(bot.fake, chat_id, table.gid)
+        assert not live, f"buttons left in {chat_id}: {[(m.text, b) for m, b in live]}"
     game = table.game
     assert game is not None and game.is_over
     board = bot.fake.message(group.id, table.shown["board"])

@@ -187,7 +187,11 @@ async def test_private_step_expires_with_a_random_legal_choice_and_says_so(store
         prompt_id = table.shown[f"prompt:{table.step}"]
         assert await fire(bot, "deadline", group.id)
         prompt = bot.fake.message(president.id, prompt_id)
-        assert prompt.text.startswith("⏰ Time ran out") and prompt.buttons() == []
+        assert prompt.text.startswith("⏰ Time ran out")
+        # The hand's buttons gave way to the claim's (the President tells what they drew).
+        assert prompt.text.endswith("🗣 Round 1: what do you tell the group you drew as President?")
+        ops = {cb.parse(b["callback_data"]).op for b in prompt.buttons()}  # type: ignore[union-attr]
+        assert ops == {cb.CLAIM}
         after = await bot.table(group)
         assert after is not None and after.game is not None
         assert after.game.phase is Phase.CHANCELLOR_ENACT

@@ -291,7 +291,9 @@ async def finish_hand(bot: Bot, dump: JSONDict, group: JSONDict) -> Played:
     game = await game_of(bot, chat_id)
     assert game.phase is Phase.CHANCELLOR_ENACT and game.history == old.history
     hand = bot.fake.message(president.id, mid)
-    assert hand.buttons() == [] and hand.plain_text.startswith("🎩 You discarded"), hand.text
+    assert hand.plain_text.startswith("🎩 You discarded"), hand.text
+    # The old hand asks the President's claim now (no discard button is left on it).
+    assert {b["callback_data"].split(":")[2] for b in hand.buttons()} == {cb.CLAIM}, hand.text
     played = await play(bot, FakeChat(chat_id, "supergroup"), seats, plan_of(group, election=1))
     assert played.game.history[len(old.history)] == ["p", "F"]
     return played
@@ -320,16 +322,22 @@ async def finish_lobby(bot: Bot, dump: JSONDict, group: JSONDict) -> Played:
 
 
 def live_buttons(fake: FakeBotAPI, gids: set[str]) -> list[tuple[int, int, str]]:
-    """Buttons that still act on one of the games, on any message of any chat."""
-    return [
-        (chat_id, message.message_id, button["callback_data"])
-        for chat_id in fake.store
-        for message in fake.messages(chat_id)
-        for button in message.buttons()
-        if isinstance(press := cb.parse(button.get("callback_data")), cb.GamePress)
-        and press.game_id in gids
-        and press.op in LIVE_OPS
-    ]
+    """Buttons that still act on one of the games: any on a chat's newest message, and any
+    but an unanswered claim prompt's on an older one (see ``botplay.stale_buttons``)."""
+    out = []
+    for chat_id in fake.store:
+        messages = fake.messages(chat_id)
+        newest = max((m.message_id for m in messages), default=None)
+        out += [
+            (chat_id, message.message_id, button["callback_data"])
+            for message in messages
+            for button in message.buttons()
+            if isinstance(press := cb.parse(button.get("callback_data")), cb.GamePress)
+            and press.game_id in gids
+            and press.op in LIVE_OPS
+            and (press.op != cb.CLAIM or message.message_id == newest)
+        ]
+    return out
 
 
 async def test_games_of_ccc40d7_finish_after_the_upgrade(

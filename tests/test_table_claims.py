@@ -10,17 +10,30 @@ conflicts, group lines and claim buttons must be identical, although the truth d
 
 from __future__ import annotations
 
+import json
 import random
 from dataclasses import dataclass
 
 import pytest
 
 from shbot.bot.render import claims as rc
-from shbot.engine import FASCIST, HITLER, LIBERAL, Discard, Enact, Game, Kind, Nominate, Vote
+from shbot.engine import (
+    FASCIST,
+    HITLER,
+    LIBERAL,
+    AnswerVeto,
+    Discard,
+    Enact,
+    Game,
+    Kind,
+    Nominate,
+    ProposeVeto,
+    Vote,
+)
 from shbot.engine.actions import Action
 from shbot.engine.claims import CHOICES
 from shbot.i18n import translator
-from shbot.table import Refusal, claims
+from shbot.table import Refusal, claims, computer_talk, timers
 from shbot.table.model import Player, Table
 from shbot.table.play import advance
 
@@ -217,7 +230,7 @@ def test_one_claim_per_sight_and_every_forgery_refused() -> None:
     assert (refused.value.code, refused.value.alert) == ("claimed", False)
     assert claims.claim_of(table, "1:drawn") is not None
     assert "1" in table.talk["logs"]  # the Chancellor may still claim
-    claims.claim(table, gid, at, 101, "rFF")
+    claims.claim(table, gid, claims.button_step(table, "1:received"), 101, "rFF")
     assert "1" not in table.talk["logs"], "a round with every claim made is not kept"
     assert table.owed["round:1"][2]["log"], "its last edit still carries the log"
 
@@ -243,7 +256,7 @@ def test_claims_speak_the_readers_language(lang: str, words: list[str]) -> None:
     table = session_table()
     at = claims.button_step(table, "1:drawn")
     claims.claim(table, table.gid, at, 100, "dLLL")  # a Fascist was enacted: ENACTED
-    claims.claim(table, table.gid, at, 101, "rFL")
+    claims.claim(table, table.gid, claims.button_step(table, "1:received"), 101, "rFL")
     t = translator(lang)
     shown = [
         rc.claim_line(t, table, 1) or "",
@@ -257,3 +270,110 @@ def test_claims_speak_the_readers_language(lang: str, words: list[str]) -> None:
     assert words[3] in rc.prompt_text(t, fresh, "1:drawn")
     if lang != "en":
         assert "President" not in text and "claim" not in text
+
+
+# ------------------------------------------------------------- the President's early prompt
+
+
+def discarded_table(*, fascist: int = 0, timer: int = 0) -> Table:
+    """Round 1 of a 5-player game, the President (seat 0, user 100) has just discarded."""
+    game, _ = Game.new(5, 3, roles="LLFHL", deck="FFLLLFFFLLFFFFFLF", first_president=0)
+    game.fascist = fascist  # 5: the veto is unlocked
+    table = new_table(game)
+    table.options["timer"] = timer
+    advance(table, Nominate(0, 1))
+    for seat in range(5):
+        advance(table, Vote(seat, True))
+    table.owed.clear()  # as if delivered: the hand is on the President's screen
+    table.shown[f"prompt:{table.step}"] = 77
+    if timer:
+        table.restart_clock()
+        timers.timeout(table, table.gid, table.step, table.deadline, random.Random(1), False)
+    else:
+        advance(table, Discard(0, LIBERAL))
+    return table
+
+
+def test_the_presidents_hand_is_edited_once_into_their_claim_prompt() -> None:
+    table = discarded_table()
+    assert "1:drawn" not in table.talk.get("sights", {}), "the sight opens at the session's end"
+    assert table.talk["early"] == {"1:drawn": [0, None, table.step]}
+    assert not [s for s in table.owed if s.startswith("prompt:") and table.owed[s][1] == 100]
+    assert table.owed["claim:1:drawn"][1] == 100 and table.shown["claim:1:drawn"] == 77
+    assert table.talk["folded"]["1:drawn"]["done"] == ["discard", LIBERAL, ["F", "F"]]
+    text = rc.prompt_text(EN, table, "1:drawn")
+    assert text == "🗣 Round 1: what do you tell the group you drew as President?"
+    assert rc.prompt_keyboard(EN, table, "1:drawn") is not None
+
+
+def test_a_claim_before_the_session_ends_is_held_until_it_does() -> None:
+    table = discarded_table()
+    at = claims.button_step(table, "1:drawn")
+    outcome = claims.claim(table, table.gid, at, 100, "dLLL")  # a lie: a Fascist comes
+    assert outcome.answer == "claim_held"
+    with pytest.raises(Refusal) as refused:
+        claims.claim(table, table.gid, at, 100, "dFFF")
+    assert refused.value.code == "claimed"
+    # Not known to the group, the computers or the conflicts; kept through a restart.
+    assert table.talk.get("claims", {}) == {} and claims.all_conflicts(table) == []
+    assert rc.claim_line(EN, table, 1) is None and rc.history_lines(EN, table) == []
+    assert computer_talk.heard(table, set()) == []
+    assert "They hear it once the session ends" in rc.prompt_text(EN, table, "1:drawn")
+    assert rc.prompt(EN, table, "1:drawn", True) == (rc.prompt_text(EN, table, "1:drawn"), None)
+    table = Table.from_dict(json.loads(json.dumps(table.to_dict())))
+    assert claims.held(table, "1:drawn") is not None
+    lines = table.log.count("\n") + 1
+    advance(table, Enact(1, FASCIST))  # the session ends: the claim is made now
+    claim = claims.claim_of(table, "1:drawn")
+    assert claim is not None and claim.policies == "LLL" and claims.held(table, "1:drawn") is None
+    assert table.talk["at"]["1:drawn"] == table.log.count("\n") + 1 > lines
+    assert table.talk["told"]["1:drawn"] == table.game.round  # type: ignore[union-attr]
+    assert f"round:{table.game.round}" in table.owed  # type: ignore[union-attr]
+    assert [c.code.value for c in claims.all_conflicts(table)] == ["enacted"]
+    assert [k for k, _ in computer_talk.heard(table, set())] == ["1:drawn"]
+    assert "1:drawn" not in computer_talk.due(table)
+
+
+def test_a_held_claim_is_made_when_a_veto_ends_the_session() -> None:
+    table = discarded_table(fascist=5)
+    claims.claim(table, table.gid, claims.button_step(table, "1:drawn"), 100, "d-")  # none
+    advance(table, ProposeVeto(1))
+    assert claims.claim_of(table, "1:drawn") is None, "a veto proposed: the session goes on"
+    advance(table, AnswerVeto(0, True))
+    claim = claims.claim_of(table, "1:drawn")
+    assert claim is not None and claim.kind.value == "none"
+    assert "1:received" in table.talk["sights"]
+
+
+def test_a_timed_out_presidents_hand_asks_the_claim_too() -> None:
+    table = discarded_table(timer=60)
+    assert table.owed["claim:1:drawn"][1] == 100
+    assert table.talk["folded"]["1:drawn"]["timeout"] == "president_discard"
+
+
+def test_a_cancelled_game_tells_a_held_claim_was_never_heard() -> None:
+    table = discarded_table()
+    claims.claim(table, table.gid, claims.button_step(table, "1:drawn"), 100, "dFFL")
+    table.ending = "cancelled"
+    claims.close_prompts(table)
+    text = rc.prompt(EN, table, "1:drawn", True)
+    assert text == ("🗣 Round 1: the game ended before the group heard your claim.", None)
+
+
+def test_at_the_end_only_the_claim_prompt_on_screen_is_closed() -> None:
+    table = session_table()
+    table.owed.clear()
+    table.shown["claim:1:drawn"], table.shown["claim:1:received"] = 10, 11
+    table.talk["newest"] = {"100": 12, "101": 11}  # the President got a message since
+    claims.close_prompts(table)
+    assert "claim:1:received" in table.owed and "claim:1:drawn" not in table.owed
+
+
+def test_the_newest_private_message_is_noted_on_delivery() -> None:
+    table = session_table()
+    seq = table.owed["claim:1:received"][0]
+    table.delivered("claim:1:received", seq, 40, keep=True)
+    table.delivered("round:1", table.owed["round:1"][0], 90, keep=False)  # the group's
+    seq = table.owed["claim:1:drawn"][0]
+    table.delivered("claim:1:drawn", seq, 30, keep=True)
+    assert table.talk["newest"] == {"101": 40, "100": 30}

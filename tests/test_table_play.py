@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from shbot.engine import Action, Discard, Enact, Execute, Kind, Nominate, Phase, Vote
-from shbot.table import GROUP, Outcome, Table
+from shbot.table import GROUP, Outcome, Table, claims
 from shbot.table.lobby import cancel
 from shbot.table.play import BOARD, RECAP, advance, check_press, now_params, play, prompt_seat
 
@@ -176,11 +176,14 @@ def test_a_discard_closes_the_presidents_prompt_and_opens_the_chancellors() -> N
     hand = list(game_of(table).hand)
     assert sorted(hand) == ["F", "F", "L"]
     out, owed = owed_after(table, (2, Discard(2, "L")))
-    assert owed == {"round:1", "prompt:3", "prompt:4"} and table.step == 4
-    assert table.owed["prompt:3"][1:] == [
-        uid(table, 2),
-        {"seat": 2, "done": ["discard", "L", ["F", "F"]], "timeout": None},
-    ]
+    # The President's hand, closed, asks their claim at once (the sight opens later).
+    assert owed == {"round:1", "claim:1:drawn", "prompt:4"} and table.step == 4
+    assert table.owed["claim:1:drawn"][1:] == [uid(table, 2), {"seat": 2}]
+    assert table.talk["folded"]["1:drawn"] == {
+        "done": ["discard", "L", ["F", "F"]],
+        "timeout": None,
+    }
+    assert table.talk["early"]["1:drawn"] == [2, None, 4] and not table.talk.get("sights")
     assert table.owed["prompt:4"][1:] == [uid(table, 0), {"seat": 0}]
     assert Kind.CHANCELLOR_HAND in kinds(out)
 
@@ -191,8 +194,10 @@ def test_an_enactment_owes_the_board_and_closes_the_round() -> None:
     press(table, 0, Discard(0, "L"))
     log = list(table.round_log)
     out, owed = owed_after(table, (1, Enact(1, "F")))
-    # ... and, the session over, each of its two members may claim what they saw.
-    assert owed == {"prompt:4", "board", "round:1", "round:2", "claim:1:drawn", "claim:1:received"}
+    # ... and, the session over, each of its two members may claim what they saw (the
+    # President's prompt was owed with their discard: see the test above).
+    assert owed == {"prompt:4", "board", "round:1", "round:2", "claim:1:received"}
+    assert [k for k, _, _ in claims.sights(table)] == ["1:drawn", "1:received"]
     assert table.step == 5
     assert Kind.POLICY_ENACTED in kinds(out) and table.owed["board"][1:] == [GROUP, None]
     closed = table.owed["round:1"][2]
@@ -219,7 +224,7 @@ def test_the_chancellors_answered_hand_becomes_the_claim_prompt() -> None:
     assert "prompt:4" not in owed and "claim:1:received" in owed
     assert table.shown.get("claim:1:received") == 77 and "prompt:4" not in table.shown
     assert table.talk["folded"]["1:received"] == {"done": ["enact", "F"], "timeout": None}
-    assert "claim:1:drawn" in owed and "claim:1:drawn" not in table.shown  # a new message
+    assert "claim:1:drawn" not in owed, "the President's was asked with their discard"
 
 
 def test_a_failed_election_moves_the_tracker_and_owes_the_board() -> None:
@@ -303,13 +308,14 @@ def test_advance_with_events_already_produced_narrates_the_change() -> None:
 
 def test_a_cancelled_game_closes_its_unanswered_claim_prompts() -> None:
     """A session opens claim prompts; cancelling the game owes them again, so that their
-    buttons go (the renderer shows them without buttons once the table is ending)."""
+    buttons go (the renderer shows them without buttons once the table is ending): each is
+    its player's newest private message here."""
     table = scripted()
     fascist_round(table)
     sights = table.talk["sights"]
     assert sights, "a session opens claim prompts"
-    for k in sights:
-        table.owed.pop(f"claim:{k}", None)  # delivered
+    for mid, k in enumerate(sights):
+        table.delivered(f"claim:{k}", table.owed[f"claim:{k}"][0], 50 + mid, keep=True)
     cancel(table, table.gid, "Host")
     owed = {s for s in table.owed if s.startswith("claim:")}
     assert owed == {f"claim:{k}" for k in sights}

@@ -93,9 +93,10 @@ def test_a_missed_discard_closes_the_prompt_as_timed_out() -> None:
     step = table.step
     out = fire(table, seed=3)
     assert isinstance(out.action, Discard) and game_of(table).phase is Phase.CHANCELLOR_ENACT
-    prompt = table.owed[f"prompt:{step}"]
-    assert prompt[1] == uid(table, 2)
-    assert prompt[2]["done"][0] == "discard" and prompt[2]["timeout"] == "president_discard"
+    prompt = table.owed["claim:1:drawn"]  # the closed hand asks the President's claim
+    assert prompt[1] == uid(table, 2) and f"prompt:{step}" not in table.owed
+    folded = table.talk["folded"]["1:drawn"]
+    assert folded["done"][0] == "discard" and folded["timeout"] == "president_discard"
     assert table.owed[f"prompt:{step + 1}"][1:] == [uid(table, 0), {"seat": 0}]
     assert table.owed[f"timeout:{step}"][1] == GROUP
     assert "hand" not in table.owed[f"timeout:{step}"][2]

@@ -120,4 +120,6 @@ def answer_text(t: Translator, code: str | None) -> str | None:
         return vote_answer(t, code == "vote_ja")
     if code == "claimed":
         return t._("Your claim is shown in the group.")
+    if code == "claim_held":
+        return t._("Noted: the group will hear your claim once the session ends.")
     return None

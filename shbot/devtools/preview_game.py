@@ -169,10 +169,12 @@ class Game:
         self.toast(table, answer_text(self.t, outcome.answer), table.at(seat).id)
 
     def _claim(self, table: Table) -> None:
-        """Each open sight of a person is claimed (often truly, sometimes not at all)."""
-        for k, seat, _ in claims.sights(table):
-            player = table.at(seat)
-            if claims.claim_of(table, k) is not None or seats.is_computer(player):
+        """Each claim prompt of a person is answered (often truly, sometimes not at all),
+        the President's before the session ends (held until it does)."""
+        for k, (seat, _, _) in claims.offered(table).items():
+            player = table.at(int(seat))
+            done = claims.claim_of(table, k) or claims.held(table, k)
+            if done is not None or seats.is_computer(player):
                 continue
             kind = claims.parse_key(k)[1]
             value = self.rng.choice([*CHOICES[kind], None])

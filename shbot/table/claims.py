@@ -20,14 +20,21 @@ Kept in ``Table.talk`` (plain JSON):
 - ``told``: ``"<round>:<kind>" -> the round`` whose message shows the claim: the newest one
   when it was made (a closed round's message has scrolled away: it is never edited again);
 - ``folded``: ``"<round>:<kind>" -> {"done": ..., "timeout": ...}``: the claim prompt is the
-  seat's own prompt message, which says first what was done there (see ``_fold``).
+  seat's own prompt message, which says first what was done there (see ``_fold``);
+- ``early``: ``"<round>:drawn" -> [seat, None, step]``: a person's claim prompt as President,
+  offered on the edit that closes their hand (``_offer``), before the sight opens;
+- ``held``: ``"<round>:drawn" -> Claim.to_list()``: a claim pressed there before the session
+  ended, unknown to the group, the computers and the conflicts until the sight opens: then
+  it is made as at that moment (``_publish``);
+- ``newest``: ``"<user id>" -> `` the id of their newest private message of this game (what
+  is on their screen: the only claim prompt closed at the end, see ``close_prompts``).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from shbot.engine import Event, Kind
+from shbot.engine import Discard, Event, Kind, Phase
 from shbot.engine.claims import (
     FACT_KINDS,
     Claim,
@@ -81,6 +88,7 @@ def observe(before: Table, table: Table, outcome: Outcome) -> None:
         facts.append([0, Kind.GAME_STARTED.value, _start(table)])
     rnd = bgame.round
     truth = _part(table, "truth")
+    _offer(before, table, outcome)
     for e in outcome.events:
         if e.kind is Kind.ROUND_STARTED:
             rnd = e.data["round"]
@@ -97,13 +105,21 @@ def observe(before: Table, table: Table, outcome: Outcome) -> None:
 
 
 def close_prompts(table: Table) -> None:
-    """The game ended (or was cancelled): unanswered claim prompts lose their buttons, and
-    no round message is edited again."""
+    """The game ended (or was cancelled): an unanswered claim prompt loses its buttons if it
+    is what its player sees (their newest private message of the game) or is still owed;
+    an older one, scrolled away, keeps them (a press on it is answered and closes it then:
+    ``handlers.talk``), so the end costs at most one edit per player. No round message is
+    edited again."""
     table.talk.pop("logs", None)
-    sights_, said = table.talk.get("sights", {}), table.talk.get("claims", {})
-    for k, sight in sights_.items():
-        if k not in said:
-            table.owe(f"claim:{k}", table.at(int(sight[0])).id)
+    said, newest = _part(table, "claims"), _part(table, "newest")
+    for k, sight in offered(table).items():
+        slot, user = f"claim:{k}", table.at(int(sight[0])).id
+        mid = table.shown.get(slot)
+        if k in said:
+            continue
+        # (no message noted for them: a game from before this was kept; closed, as then)
+        if slot in table.owed or (mid is not None and newest.get(str(user), mid) == mid):
+            table.owe(slot, user)
 
 
 def _start(table: Table) -> dict[str, Any]:
@@ -153,8 +169,14 @@ def _sight(table: Table, rnd: int, kind: ClaimKind, seat: int, target: int | Non
     sights = _part(table, "sights")
     if k in sights:
         return
-    sights[k] = [seat, target, table.step]
+    early = _part(table, "early").get(k)
+    sights[k] = [seat, target, table.step if early is None else early[2]]
     assert table.game is not None
+    if early is not None:  # its prompt is out already, maybe answered
+        held = _part(table, "held").pop(k, None)
+        if held is not None:
+            _publish(table, k, Claim.from_list(held))
+        return
     if not table.game.is_over:
         _fold(table, k, seat)
         table.owe(f"claim:{k}", table.at(seat).id, {"seat": seat})
@@ -176,6 +198,31 @@ def _fold(table: Table, k: str, seat: int) -> None:
             return
 
 
+def _offer(before: Table, table: Table, outcome: Outcome) -> None:
+    """A person discarded as President: the edit that closes their hand asks the claim at
+    once (one edit instead of that edit and a new message later). Their sight still opens
+    when the session ends; a claim pressed before is held until then (``claim``)."""
+    game, bgame = table.game, before.game
+    assert game is not None and bgame is not None
+    slot = f"prompt:{before.step}"
+    entry = table.owed.get(slot)
+    if (
+        game.is_over
+        or bgame.phase is not Phase.PRESIDENT_DISCARD
+        or not isinstance(outcome.action, Discard)
+        or entry is None
+        or not (entry[2] or {}).get("done")
+    ):
+        return  # a computer's hand, or one the person never had (nothing owed them)
+    seat, k = bgame.president, key(bgame.round, ClaimKind.DRAWN)
+    _part(table, "early")[k] = [seat, None, table.step]
+    _part(table, "folded")[k] = {"done": entry[2]["done"], "timeout": entry[2].get("timeout")}
+    del table.owed[slot]
+    if slot in table.shown:
+        table.shown[f"claim:{k}"] = table.shown.pop(slot)
+    table.owe(f"claim:{k}", int(entry[1]), {"seat": seat})
+
+
 # ------------------------------------------------------------------------- a claim
 
 
@@ -193,8 +240,20 @@ def encode(kind: ClaimKind, value: str | None) -> str:
 
 
 def button_step(table: Table, k: str) -> int:
-    """The step a sight's buttons name (the step at which it opened)."""
-    return int(_part(table, "sights")[k][2])
+    """The step a sight's buttons name (the step at which it opened, or was offered)."""
+    return int(offered(table)[k][2])
+
+
+def offered(table: Table) -> dict[str, list[Any]]:
+    """Every claim prompt given so far, ``sights`` and those offered early: key -> [seat,
+    target, step]."""
+    return {**_part(table, "early"), **_part(table, "sights")}
+
+
+def held(table: Table, k: str) -> Claim | None:
+    """A claim pressed before its session ended, not yet made (the group does not know it)."""
+    data = _part(table, "held").get(k)
+    return None if data is None else Claim.from_list(data)
 
 
 def claim(table: Table, gid: str, step: int, user_id: int, arg: str | None) -> Outcome:
@@ -209,16 +268,12 @@ def claim(table: Table, gid: str, step: int, user_id: int, arg: str | None) -> O
     if seat is None:
         raise Refusal("not_playing")
     kind, value = decode(arg)
-    found = [
-        (k, v)
-        for k, v in _part(table, "sights").items()
-        if v[2] == step and parse_key(k)[1] is kind
-    ]
+    found = [(k, v) for k, v in offered(table).items() if v[2] == step and parse_key(k)[1] is kind]
     if len(found) != 1 or found[0][1][0] != seat:
         raise Refusal("invalid")
     k, sight = found[0]
     rnd = parse_key(k)[0]
-    if k in _part(table, "claims"):
+    if k in _part(table, "claims") or k in _part(table, "held"):
         raise Refusal("claimed", alert=False)
     if value is None:
         said = Claim(rnd, seat, ClaimKind.NONE)
@@ -226,15 +281,25 @@ def claim(table: Table, gid: str, step: int, user_id: int, arg: str | None) -> O
         said = Claim(rnd, seat, kind, target=sight[1], party=value)
     else:
         said = Claim(rnd, seat, kind, value)
+    table.owe(f"claim:{k}", user_id)
+    if k not in _part(table, "sights"):  # the session goes on: the group hears it at its end
+        _part(table, "held")[k] = said.to_list()
+        return Outcome(table, answer="claim_held")
+    _publish(table, k, said)
+    return Outcome(table, answer="claimed")
+
+
+def _publish(table: Table, k: str, said: Claim) -> None:
+    """The claim is made now: heard after the log so far, shown in the newest round's
+    message."""
+    rnd = parse_key(k)[0]
     _part(table, "claims")[k] = said.to_list()
     _part(table, "at")[k] = table.log.count("\n") + 1 if table.log else 0  # heard after
     assert table.game is not None
     _part(table, "told")[k] = table.game.round  # shown in that round's message
-    table.owe(f"claim:{k}", user_id)
     _owe_round(table, rnd)
     if all(s[0] in table.talk["claims"] for s in sights(table, rnd)):
         _part(table, "logs").pop(str(rnd), None)  # the round's message has its last claim
-    return Outcome(table, answer="claimed")
 
 
 def _owe_round(table: Table, rnd: int) -> None:

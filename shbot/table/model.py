@@ -135,8 +135,13 @@ class Table:
         self, slot: str, seq: int, message_id: int | None, *, keep: bool, stage: str | None = None
     ) -> None:
         """Telegram accepted ``slot`` as rendered at ``seq`` (showing ``stage`` of its round):
-        forget it unless owed again."""
+        forget it unless owed again. The newest private message of each person is noted
+        (``talk["newest"]``: message ids grow within a chat): what they see at the end."""
         entry = self.owed.get(slot)
+        if entry is not None and entry[1] != GROUP and message_id is not None:
+            newest = self.talk.setdefault("newest", {})
+            if message_id > int(newest.get(str(entry[1]), 0)):
+                newest[str(entry[1])] = message_id
         if entry is not None and entry[0] <= seq:
             del self.owed[slot]
         if keep and message_id is not None:

@@ -195,9 +195,10 @@ def take_back(table: Table, gid: str, user_id: int) -> Outcome:
 
 
 def _unclaimed(table: Table, seat: int) -> list[str]:
-    """The seat's open sights with no claim yet (keys of ``Table.talk``)."""
-    said = table.talk.get("claims", {})
-    sights = table.talk.get("sights", {})
+    """The seat's claim prompts (open sights, or offered early) with no claim yet (keys of
+    ``Table.talk``)."""
+    said = {**table.talk.get("claims", {}), **table.talk.get("held", {})}
+    sights = {**table.talk.get("early", {}), **table.talk.get("sights", {})}
     return [k for k, v in sights.items() if int(v[0]) == seat and k not in said]
 
 

@@ -111,6 +111,14 @@ def claim_line(t: Translator, table: Table, rnd: int) -> str | None:
 def prompt_text(t: Translator, table: Table, slot_key: str) -> str:
     rnd, kind = claims.parse_key(slot_key)
     claim = claims.claim_of(table, slot_key)
+    held = claims.held(table, slot_key)
+    if held is not None and held.kind is not ClaimKind.NONE:
+        return t._(
+            "🗣 Round {round}: you tell the group: {claim}. They hear it once the session ends.",
+            round=rnd,
+            claim=said(t, table.names(), held),
+        )
+    claim = claim or held
     if claim is not None and claim.kind is ClaimKind.NONE:
         return t._("🗣 Round {round}: you chose to make no claim.", round=rnd)
     if claim is not None:
@@ -161,12 +169,17 @@ def prompt(
     game = table.game
     live = game is not None and not game.is_over and not table.ending
     claimed = claims.claim_of(table, slot_key) is not None
+    held = claims.held(table, slot_key) is not None
     if not live and not claimed and not shown:
         return None  # the game ended before the prompt went out: nothing to ask
+    rnd = claims.parse_key(slot_key)[0]
+    if not live and held and not claimed:  # cancelled before the session ended
+        return t._(
+            "🗣 Round {round}: the game ended before the group heard your claim.", round=rnd
+        ), None
     if not live and not claimed:
-        rnd = claims.parse_key(slot_key)[0]
         return t._("🗣 Round {round}: the game ended before you made a claim.", round=rnd), None
-    kb = None if claimed else prompt_keyboard(t, table, slot_key)
+    kb = None if claimed or held else prompt_keyboard(t, table, slot_key)
     return prompt_text(t, table, slot_key), kb
 
 
