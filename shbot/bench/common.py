@@ -72,12 +72,15 @@ async def bench_store(kind: str, redis_url: str | None = None) -> AsyncIterator[
 
 
 @contextlib.asynccontextmanager
-async def running_bot(store: Any, *, limiter: bool = False) -> AsyncIterator[Any]:
+async def running_bot(
+    store: Any, *, limiter: bool = False, deck_seed: int | None = None
+) -> AsyncIterator[Any]:
     """The production Application over a fresh fake Bot API, started; yields a Driver.
 
     Without ``limiter`` the bot's pacing is off: the outbox's Pacer (20 calls a minute per
     group, on purpose) and PTB's AIORateLimiter (30 calls a second overall), which a
-    throughput measurement must not include."""
+    throughput measurement must not include. With ``deck_seed`` the games' decks and seats
+    come from that seed instead of ``secrets``, so a run can be repeated game for game."""
     from shbot.bot.app import build_application
     from shbot.bot.config import Config
     from shbot.devtools.driver import Driver
@@ -91,8 +94,19 @@ async def running_bot(store: Any, *, limiter: bool = False) -> AsyncIterator[Any
     if not limiter:
         app.bot._rate_limiter = None  # the only way to unplug it from a built Application
         app.bot_data["svc"].outbox.pacer.enabled = False
+    if deck_seed is not None:
+        seed_decks(app.bot_data["svc"], deck_seed)
     async with Driver(app, fake, store) as driver:
         yield driver
+
+
+def seed_decks(svc: Any, seed: int) -> None:
+    """Games' seeds (deck, seats) from ``seed``: the same bench seed plays the same games
+    (the bot draws them from ``secrets``, which no bench can repeat)."""
+    import random
+
+    rng = random.Random(f"deck-{seed}")
+    svc.new_seed = lambda: rng.getrandbits(63)
 
 
 def no_redis_row(bench: str, reason: str) -> Row:

@@ -44,7 +44,7 @@ async def _message_game(players: int, seed: int) -> Row:
         store = open_store(sqlite_path=os.path.join(tmp, "bench.sqlite3"))
         try:
             with snap_limiter_levels(), jobqueue_on_loop_clock():
-                async with running_bot(store, limiter=True) as driver:
+                async with running_bot(store, limiter=True, deck_seed=seed) as driver:
                     run = GameRun(driver, make_users(players), seed)
                     start = loop.time()
                     while not run.done:

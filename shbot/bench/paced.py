@@ -112,9 +112,10 @@ def watching(taps: Taps) -> Iterator[None]:
 
 
 @contextlib.asynccontextmanager
-async def paced_bot() -> AsyncIterator[Any]:
+async def paced_bot(deck_seed: int | None = None) -> AsyncIterator[Any]:
     """The production Application over a fake that answers 429 as Telegram does, with the
-    real pacing (the outbox's pacer and whatever rate limiter the app installs)."""
+    real pacing (the outbox's pacer and whatever rate limiter the app installs); with
+    ``deck_seed``, the games' decks and seats come from it (a run repeats game for game)."""
     from shbot.bot.app import build_application
     from shbot.bot.config import Config
     from shbot.devtools.driver import Driver, jobqueue_on_loop_clock, snap_limiter_levels
@@ -128,6 +129,9 @@ async def paced_bot() -> AsyncIterator[Any]:
                 fake = FakeBotAPI(strict_limits=True)
                 config = Config(token=fake.token, timers="off")
                 app = build_application(config, store, request=fake, menus=False)
+                if deck_seed is not None:  # inline: this module also measures old checkouts
+                    rng = random.Random(f"deck-{deck_seed}")
+                    app.bot_data["svc"].new_seed = lambda: rng.getrandbits(63)
                 async with Driver(app, fake, store) as driver:
                     driver.timing = False
                     yield driver
@@ -303,7 +307,7 @@ async def run_games(
     taps = Taps()
     loop = asyncio.get_running_loop()
     with watching(taps):
-        async with paced_bot() as driver:
+        async with paced_bot(seed) as driver:
             rng = random.Random(seed)
             runs = [
                 PacedGame(driver, players, pace, seed * 1000 + k, taps, rng.uniform(0, spread))
