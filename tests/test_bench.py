@@ -132,3 +132,17 @@ def test_a_full_table_plays_through_both_message_benches() -> None:
     assert row["players"] == 10 and row["group_sends"] > 0 and row["max_group_calls_60s"] <= 20
     played = paced.run(1, 10, "fast", 0)
     assert played["taps"] > 0 and played["incomplete"] == 0
+
+
+def test_a_bench_seed_plays_the_same_games() -> None:
+    """Before and after are compared game for game: the bench seed fixes the decks and
+    seats (the bot draws them from ``secrets``), so two runs of one seed agree, and another
+    seed plays another game."""
+    from shbot.bench.messages import bench_messages
+
+    def played(seed: int) -> tuple[object, ...]:
+        (row,) = bench_messages(1, seed, [5])
+        return row["updates"], row["private_sends"], row["private_edits"]
+
+    assert played(3) == played(3)
+    assert len({played(3), played(4), played(5)}) > 1
