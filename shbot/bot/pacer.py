@@ -10,6 +10,7 @@ times stored with each game, so a restart never bursts into a full window.
 
 from __future__ import annotations
 
+import math
 import time
 from collections import deque
 from collections.abc import Callable, Iterable
@@ -50,7 +51,7 @@ class Window:
 
     def ready_at(self, now: float, reserve: int = 0) -> float:
         """When a call may go; with ``reserve``, when more than that many calls stay free
-        (progress keeps them for step changes: see :mod:`shbot.bot.budget`), then and, with a
+        (progress keeps them for step changes: see :mod:`shbot.bot.budget`), now and, with a
         pace, at every later step of the pace."""
         # One expression decides both "expired" and "free at": computed two ways, float
         # rounding could call a call free that is still counted, and the window overflows.
@@ -60,13 +61,14 @@ class Window:
         excess = len(self.times) - self.limit + reserve  # a seeded window may hold more
         free = now if excess < 0 else self.times[excess] + span
         if self.pace is not None:
-            # The k-th call of the pace after this one comes at +k*pace: by then the window
-            # must have let go of enough calls for it, this one and the reserve.
-            k = 1
-            while k * self.pace < span and excess + k < len(self.times):
-                if excess + k >= 0:
-                    free = max(free, self.times[excess + k] + span - k * self.pace)
-                k += 1
+            # The k-th call of the pace after this one comes k * pace later: by then the
+            # window must have let go of enough calls for it, this one and the reserve.
+            for k in range(1, math.ceil(span / self.pace)):
+                i = excess + k
+                if i >= len(self.times):  # more than the limit anyway (a reserve of 5+)
+                    break
+                if i >= 0:
+                    free = max(free, self.times[i] + span - k * self.pace)
         return max(free, self.blocked_until)
 
     def take(self, now: float) -> None:
