@@ -53,7 +53,7 @@ def test_round_one_reads_top_to_bottom_and_steps_go_before_progress() -> None:
     table, _ = started(7)
     sent = [s for s in drain(budget, pacer, table, group) if not s.startswith("role:")]
     assert sent.index("board") < sent.index("round:1"), sent  # the picture above the buttons
-    clock.now += 60.0  # a fresh minute, a full bucket
+    clock.now += 62.0  # a fresh minute, an empty window
     game = game_of(table)
     press(table, game.president, Nominate(game.president, chancellor_for(table)))
     assert budget.kind(group, table, "round:1", table.owed["round:1"]) == STEP  # vote buttons
