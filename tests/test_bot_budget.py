@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from shbot.bot import callbacks as cb
-from shbot.bot.budget import HOLD, IDLE_MOST, PROGRESS, RESERVE, STEP, Budget, stage
+from shbot.bot.budget import PROGRESS, RESERVE, STEP, Budget, stage
 from shbot.bot.pacer import GROUP_LIMIT, Pacer
 from shbot.engine import Nominate, Phase, Vote
 from shbot.storage import Store
@@ -101,36 +101,6 @@ def test_progress_is_batched_unless_the_group_is_calm() -> None:
     clock.now += 62.0  # nothing spent for a minute: calm again
     choice, _ = budget.choose(pacer, group, table, mine, {}, 0.0)
     assert choice == "round:1"
-
-
-def test_the_lobbys_last_edit_waits_for_a_calm_group_a_minute_at_most() -> None:
-    """Once the game started nobody waits for the lobby's last edit (its buttons answer that
-    the game is on): in a busy group it gives its call to the game's step changes and goes
-    when the group is calm, or after ``IDLE_MOST``; a calm group gets it at once."""
-    from shbot.table.lobby import start
-    from tests.table_helpers import lobby
-
-    for busy in (True, False):
-        clock, group = Clock(), -100
-        pacer, budget = Pacer(clock, clock), Budget()
-        table = lobby(7)
-        assert drain(budget, pacer, table, group) == ["lobby"]
-        clock.now += 62.0
-        if busy:  # a minute of play: the group is not calm
-            while pacer.calm(group, clock.now):
-                if pacer.ready_at(group, clock.now) <= clock.now:
-                    pacer.take(group)
-                clock.now += 0.5
-        start(table, table.host, False, 1, {})
-        sent = [s for s in drain(budget, pacer, table, group) if not s.startswith("role:")]
-        assert sent == ["board", "round:1"], sent  # the game's step changes first
-        clock.now += HOLD
-        later = drain(budget, pacer, table, group)
-        if busy:
-            assert later == [], later
-            clock.now += IDLE_MOST
-            later = drain(budget, pacer, table, group)
-        assert later == ["lobby"], later
 
 
 # ------------------------------------------------------------------ through the real bot
