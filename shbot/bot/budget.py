@@ -41,8 +41,6 @@ RESERVE = 1
 #: votes (and lobby joins) come about a second apart, so a second's wait saves about every
 #: other edit, and the calls saved keep the next step change (and the next vote) on time.
 HOLD = 1.0
-#: Seconds progress nobody waits for (``_idle``) waits at most for a calm group.
-IDLE_MOST = 60.0
 #: Seconds between two edits of the board's picture in a busy group: the round message's
 #: glance line shows the same facts at once, so changes close together (a failed vote moving
 #: the tracker, the next round's policy resetting it) cost one edit of the picture.
@@ -210,8 +208,7 @@ class Budget:
             return None, None
         for chat, kind, order, seq, key, item in candidates:
             progress = kind == PROGRESS and chat < 0 and pacer.enabled
-            idle = progress and _idle(key, table) and self.owed_for(chat, key, now) < IDLE_MOST
-            reserve = 0 if not progress else CALM - 1 if idle else RESERVE
+            reserve = 0 if not progress else CALM - 1 if _idle(key, table) else RESERVE
             at = max(pacer.ready_at(chat, now, reserve), retry_at)
             if progress:
                 at = max(at, self.not_before(chat, key, now, pacer.calm(chat, now)))
@@ -223,10 +220,6 @@ class Budget:
             best = min(ready, key=lambda x: (x[0], x[1], x[2]))
             return best[3], 0.0
         return None, (soonest or now) - now
-
-    def owed_for(self, group: int, key: str, now: float) -> float:
-        """Seconds progress ``key`` of ``group`` has waited (0 the first time it is seen)."""
-        return now - self.since.setdefault((group, key), now)
 
     def _replies(self, group: int) -> Window:
         w = self.replies.get(group)
@@ -246,9 +239,9 @@ class Budget:
 
 
 def _idle(key: str, table: Table | None) -> bool:
-    """Progress nobody waits for, sent while the group is calm (``CALM`` calls could go at
-    once) or after ``IDLE_MOST``: the lobby's last edit once the game started (its buttons
-    answer that the game is on; in the busy first minute its call went to Round 1's votes)."""
+    """Progress nobody waits for, sent only while the group is calm (``CALM`` calls could
+    go at once): the lobby's last edit once the game started (its buttons answer that the
+    game is on; in the busy first minute its call went to Round 1's votes)."""
     return key == "lobby" and table is not None and table.game is not None
 
 
