@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from shbot.engine import Phase
 from shbot.table import Table
 
-from .pacer import CALM, Window
+from .pacer import Window
 
 if TYPE_CHECKING:
     from .pacer import Pacer
@@ -208,8 +208,7 @@ class Budget:
             return None, None
         for chat, kind, order, seq, key, item in candidates:
             progress = kind == PROGRESS and chat < 0 and pacer.enabled
-            reserve = 0 if not progress else CALM - 1 if _idle(key, table) else RESERVE
-            at = max(pacer.ready_at(chat, now, reserve), retry_at)
+            at = max(pacer.ready_at(chat, now, RESERVE if progress else 0), retry_at)
             if progress:
                 at = max(at, self.not_before(chat, key, now, pacer.calm(chat, now)))
             if at <= now:
@@ -236,13 +235,6 @@ class Budget:
         for d in (self.shown, self.since):
             for k in [k for k in d if k[0] == group]:
                 del d[k]
-
-
-def _idle(key: str, table: Table | None) -> bool:
-    """Progress nobody waits for, sent only while the group is calm (``CALM`` calls could
-    go at once): the lobby's last edit once the game started (its buttons answer that the
-    game is on; in the busy first minute its call went to Round 1's votes)."""
-    return key == "lobby" and table is not None and table.game is not None
 
 
 def _new(table: Table, slot: str) -> bool:
