@@ -8,12 +8,11 @@ group message is therefore one of two kinds:
   next step's buttons, a vote's result, a power, the end): sent as soon as the window
   allows, before any progress;
 - *progress*: the same step, told in more detail (who has voted, the President's discard,
-  claims, the board's picture, lobby joins, the lobby closed by the game's start, command
-  replies): it waits ``HOLD`` seconds for more of the same (a batch of votes costs one
-  edit; a command reply in a calm group goes at once); it goes only while the group's
-  window keeps ``RESERVE`` calls free for the next step changes, at once and at every step
-  of the pacer's pace (progress never delays a step change). It is never dropped: the
-  newest state is rendered when it goes.
+  claims, the board's picture, lobby joins, command replies): it waits ``HOLD`` seconds
+  for more of the same (a batch of votes costs one edit; a command reply in a calm group
+  goes at once); it goes only while the group's window keeps ``RESERVE`` calls free for
+  the next step changes, at once and at every step of the pacer's pace (progress never
+  delays a step change). It is never dropped: the newest state is rendered when it goes.
 
 A group message's *stage* (round and the part of it the group acts on) tells the two
 apart: an edit whose stage is the one last shown is progress.
@@ -98,9 +97,8 @@ class Budget:
             return STEP  # a new message: the table reads on below it
         if fam == "board":
             return PROGRESS
-        if fam == "lobby":  # closed by the start: the board and Round 1 below tell it
-            closed = payload.get("closed")
-            return STEP if closed and closed != "started" else PROGRESS
+        if fam == "lobby":
+            return STEP if payload.get("closed") else PROGRESS
         if fam == "round":
             last = self.shown.get((group, slot))
             if payload.get("closed"):
