@@ -26,7 +26,7 @@ OVERALL_LIMIT, OVERALL_PERIOD = 25, 1.0  # leaves room under 30/s for callback a
 #: next minute silent). Replaces a token bucket (5, one more every 4 s) that capped a busy
 #: group at 15 calls a minute although its window had room for 20.
 GROUP_PACE = 4.0
-CALM = 4  # calls a group could make at once for progress to go without waiting for more
+CALM = 4  # calls a group could make at once to be calm (see Budget.not_before)
 UNSAVED_EDITS = 3  # group calls a crash may leave unrecorded (see Pacer.seed)
 
 
@@ -114,8 +114,8 @@ class Pacer:
         return max(self.window(chat_id).ready_at(now, reserve), self.overall.ready_at(now))
 
     def calm(self, chat_id: int, now: float) -> bool:
-        """The group spent little of late (``CALM`` calls could go at once): no need to
-        batch."""
+        """The group spent little of late (``CALM`` calls could go at once): a command reply
+        need not wait, nor the board's picture for ``BOARD_EVERY``."""
         return not self.enabled or self.window(chat_id).ready_at(now, CALM - 1) <= now
 
     def take(self, chat_id: int) -> float:
