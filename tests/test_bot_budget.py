@@ -53,19 +53,22 @@ def test_round_one_reads_top_to_bottom_and_steps_go_before_progress() -> None:
     table, _ = started(7)
     sent = [s for s in drain(budget, pacer, table, group) if not s.startswith("role:")]
     assert sent.index("board") < sent.index("round:1"), sent  # the picture above the buttons
-    clock.now += 60.0  # a fresh minute, a full bucket
+    clock.now += 62.0  # a fresh minute, an empty window
     game = game_of(table)
     press(table, game.president, Nominate(game.president, chancellor_for(table)))
     assert budget.kind(group, table, "round:1", table.owed["round:1"]) == STEP  # vote buttons
     deliver(budget, pacer, table, group, "round:1")
     press(table, 0, Vote(0, True))
     assert budget.kind(group, table, "round:1", table.owed["round:1"]) == PROGRESS  # a voter
-    clock.now += 20.0  # the bucket has refilled
-    # The group's window holds all but RESERVE calls: progress waits, a step change goes.
-    window = pacer.window(group)
-    window.ready_at(clock.now)
-    for _ in range(GROUP_LIMIT - RESERVE - len(window.times)):
-        window.take(clock.now)
+    clock.now += 20.0
+    # The group spends what progress may (one call a second): then progress waits for the
+    # reserve, a step change goes.
+    spent = 0
+    while pacer.ready_at(group, clock.now, RESERVE) <= clock.now:
+        pacer.take(group)
+        clock.now += 1.0
+        spent += 1
+    assert spent < GROUP_LIMIT
     mine = {(slot, e[0]) for slot, e in table.owed.items()}
     choice, wait = budget.choose(pacer, group, table, mine, {}, 0.0)
     assert choice is None and wait is not None and wait > 0, "progress spent the reserve"
@@ -87,11 +90,15 @@ def test_progress_is_batched_unless_the_group_is_calm() -> None:
     press(table, game.president, Nominate(game.president, chancellor_for(table)))
     drain(budget, pacer, table, group)
     press(table, 0, Vote(0, True))
-    clock.now += 10.0  # the bucket has refilled in part: the group is busy, not calm
+    # The group is busy: progress may spend (its reserve stays free), but fewer than CALM
+    # calls could go at once.
+    while pacer.ready_at(group, clock.now, RESERVE) > clock.now:
+        clock.now += 0.5
+    assert not pacer.calm(group, clock.now)
     mine = {(slot, e[0]) for slot, e in table.owed.items()}
     choice, wait = budget.choose(pacer, group, table, mine, {}, 0.0)
     assert choice is None and wait is not None and 0 < wait <= 1.0, "a busy group batches"
-    clock.now += 30.0  # nothing spent for a while: the bucket is full again
+    clock.now += 62.0  # nothing spent for a minute: calm again
     choice, _ = budget.choose(pacer, group, table, mine, {}, 0.0)
     assert choice == "round:1"
 

@@ -379,3 +379,50 @@ async def test_forty_people_opening_the_private_chat_at_once_earn_no_429(store: 
         assert bot.fake.private_sends() == 40
         assert not [c for c in bot.fake.calls if c.status == 429]
         assert bot.fake.max_calls_overall(1.0) <= 30
+
+
+def test_a_busy_group_gets_its_full_minute_spread_and_progress_never_delays_a_step() -> None:
+    """The pacer's group window on a virtual clock. A group that always has a call waiting
+    makes the full 20 calls a minute (a token bucket of 5 refilled every 4 s made only 15),
+    never more than 20 in any 61 s, and never waits more than ``GROUP_PACE`` for its next
+    call (a burst of 20 left the rest of the minute silent). With random progress and step
+    changes, right after any progress call a step change may go at once (progress keeps
+    ``RESERVE`` calls at every step of the pace)."""
+    import random
+
+    from shbot.bot.pacer import GROUP_PACE, GROUP_PERIOD, MARGIN, Pacer
+
+    class Clock:
+        now = 1000.0
+
+        def __call__(self) -> float:
+            return self.now
+
+    clock, group = Clock(), -7
+    pacer = Pacer(clock, clock)
+    calls: list[float] = []
+    while clock.now < 1000.0 + 5 * 60:
+        at = pacer.ready_at(group, clock.now)
+        if at > clock.now:
+            assert at - clock.now <= GROUP_PACE + 1e-9, f"a busy group waited {at - clock.now}"
+            clock.now = at
+            continue
+        pacer.take(group)
+        calls.append(clock.now)
+    span = GROUP_PERIOD + MARGIN
+    assert max(sum(1 for t in calls if s <= t < s + span) for s in calls) <= GROUP_LIMIT
+    minutes = [sum(1 for t in calls if m <= t - 1000.0 < m + span) for m in (61, 122, 183)]
+    assert minutes == [GROUP_LIMIT] * 3, minutes
+
+    for seed in range(20):
+        rng, clock.now = random.Random(seed), 1000.0
+        pacer, progress = Pacer(clock, clock), 0
+        for _ in range(200):
+            clock.now += rng.expovariate(1 / rng.choice([0.5, 2.0, 5.0]))
+            step = rng.random() < 0.4
+            if pacer.ready_at(group, clock.now, 0 if step else RESERVE) <= clock.now:
+                pacer.take(group)
+                if not step:
+                    progress += 1
+                    assert pacer.ready_at(group, clock.now) <= clock.now, "a step waits"
+        assert progress > 20

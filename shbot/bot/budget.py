@@ -8,11 +8,11 @@ group message is therefore one of two kinds:
   next step's buttons, a vote's result, a power, the end): sent as soon as the window
   allows, before any progress;
 - *progress*: the same step, told in more detail (who has voted, the President's discard,
-  claims, the board's picture, lobby joins, command replies): unless the group is calm, it
-  waits ``HOLD`` seconds for more of the same (a batch of votes costs one edit); it goes
-  only while the group's windows keep calls free for the next step changes (``RESERVE`` of
-  the minute, one of the pacer's bucket that spreads the minute evenly). It is never
-  dropped: the newest state is rendered when it goes.
+  claims, the board's picture, lobby joins, command replies): it waits ``HOLD`` seconds
+  for more of the same (a batch of votes costs one edit; a command reply in a calm group
+  goes at once); it goes only while the group's window keeps ``RESERVE`` calls free for
+  the next step changes, at once and at every step of the pacer's pace (progress never
+  delays a step change). It is never dropped: the newest state is rendered when it goes.
 
 A group message's *stage* (round and the part of it the group acts on) tells the two
 apart: an edit whose stage is the one last shown is progress.
@@ -33,8 +33,13 @@ if TYPE_CHECKING:
     from .pacer import Pacer
 
 STEP, PROGRESS = 0, 1
-RESERVE = 2  # group calls in the 60 s window that progress leaves to step changes
-HOLD = 1.0  # seconds a progress edit waits for more of the same
+#: Group calls progress leaves free for step changes, at once and at every step of the
+#: pacer's pace (``pacer.GROUP_PACE``): after a progress edit, a step change can go at once.
+RESERVE = 1
+#: Seconds a progress edit waits for more of the same, in a calm group too: at a human pace
+#: votes (and lobby joins) come about a second apart, so a second's wait saves about every
+#: other edit, and the calls saved keep the next step change (and the next vote) on time.
+HOLD = 1.0
 #: Seconds between two edits of the board's picture in a busy group: the round message's
 #: glance line shows the same facts at once, so changes close together (a failed vote moving
 #: the tracker, the next round's policy resetting it) cost one edit of the picture.
@@ -138,10 +143,12 @@ class Budget:
 
     def not_before(self, group: int, key: str, now: float, calm: bool) -> float:
         """The earliest a progress call of ``key`` may go in ``group`` (besides the pacer's
-        windows, which keep a reserve for step changes); a ``calm`` group (nothing spent of
-        late) shows it at once."""
-        at = self.since.setdefault((group, key), now) + (0.0 if calm else HOLD)
-        if key.startswith("#"):
+        windows, which keep a reserve for step changes); in a ``calm`` group (little spent of
+        late) a command reply goes at once, and the board without waiting ``BOARD_EVERY``."""
+        reply = key.startswith("#")
+        hold = 0.0 if reply and calm else HOLD
+        at = self.since.setdefault((group, key), now) + hold
+        if reply:
             at = max(at, self._replies(group).ready_at(now))
         if key == "board" and not calm:
             at = max(at, self.edited.get(group, -BOARD_EVERY) + BOARD_EVERY)

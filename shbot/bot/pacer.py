@@ -10,6 +10,7 @@ times stored with each game, so a restart never bursts into a full window.
 
 from __future__ import annotations
 
+import math
 import time
 from collections import deque
 from collections.abc import Callable, Iterable
@@ -17,13 +18,15 @@ from collections.abc import Callable, Iterable
 GROUP_LIMIT, GROUP_PERIOD = 20, 60.0
 PRIVATE_LIMIT, PRIVATE_PERIOD = 2, 2.0
 OVERALL_LIMIT, OVERALL_PERIOD = 25, 1.0  # leaves room under 30/s for callback answers
-#: A group's calls spread over its minute: a bucket of this many calls, one more every
-#: ``SMOOTH_EVERY`` seconds: 5 + 15 calls in any minute, so the minute's window itself never
-#: fills (a burst of 20 left the next minute silent; small bursts that refill as they go never
-#: leave the table waiting long).
-SMOOTH_CAPACITY, SMOOTH_EVERY = 5, 4.0
-SMOOTH_RESERVE = 1  # of them, kept for step changes
-CALM = 4  # calls left in the bucket for progress to go without waiting for more of the same
+#: A group's calls spread over its minute: a call goes only if, after it, the group could
+#: still make one call every ``GROUP_PACE`` seconds for a whole window (61 s) without going
+#: over its 20. A quiet group may burst (5 calls at once when its window is empty, less the
+#: fuller it is); a busy one spends its calls as they free, up to the full 20 a minute; and a
+#: burst never leaves the next step change waiting long for a slot (a burst of 20 left the
+#: next minute silent). Replaces a token bucket (5, one more every 4 s) that capped a busy
+#: group at 15 calls a minute although its window had room for 20.
+GROUP_PACE = 4.0
+CALM = 4  # calls a group could make at once to be calm (see Budget.not_before)
 UNSAVED_EDITS = 3  # group calls a crash may leave unrecorded (see Pacer.seed)
 
 
@@ -36,16 +39,20 @@ OVERALL_MARGIN = 0.1
 
 
 class Window:
-    """At most ``limit`` events in any ``period`` seconds."""
+    """At most ``limit`` events in any ``period`` seconds; with a ``pace``, spread out: a call
+    goes only if one call every ``pace`` seconds after it would still fit."""
 
-    def __init__(self, limit: int, period: float, margin: float = MARGIN) -> None:
-        self.limit, self.period, self.margin = limit, period, margin
+    def __init__(
+        self, limit: int, period: float, margin: float = MARGIN, pace: float | None = None
+    ) -> None:
+        self.limit, self.period, self.margin, self.pace = limit, period, margin, pace
         self.times: deque[float] = deque()
         self.blocked_until = 0.0
 
     def ready_at(self, now: float, reserve: int = 0) -> float:
         """When a call may go; with ``reserve``, when more than that many calls stay free
-        (progress keeps them for step changes: see :mod:`shbot.bot.budget`)."""
+        (progress keeps them for step changes: see :mod:`shbot.bot.budget`), now and, with a
+        pace, at every later step of the pace."""
         # One expression decides both "expired" and "free at": computed two ways, float
         # rounding could call a call free that is still counted, and the window overflows.
         span = self.period + self.margin
@@ -53,34 +60,19 @@ class Window:
             self.times.popleft()
         excess = len(self.times) - self.limit + reserve  # a seeded window may hold more
         free = now if excess < 0 else self.times[excess] + span
+        if self.pace is not None:
+            # The k-th call of the pace after this one comes k * pace later: by then the
+            # window must have let go of enough calls for it, this one and the reserve.
+            for k in range(1, math.ceil(span / self.pace)):
+                i = excess + k
+                if i >= len(self.times):  # more than the limit anyway (a reserve of 5+)
+                    break
+                if i >= 0:
+                    free = max(free, self.times[i] + span - k * self.pace)
         return max(free, self.blocked_until)
 
     def take(self, now: float) -> None:
         self.times.append(now)
-
-
-class Bucket:
-    """A token bucket: ``capacity`` calls at once, one more every ``every`` seconds."""
-
-    def __init__(self, capacity: int, every: float) -> None:
-        self.capacity, self.every = capacity, every
-        self.level = float(capacity)
-        self.at: float | None = None
-
-    def _fill(self, now: float) -> None:
-        if self.at is not None and now > self.at:
-            self.level = min(self.capacity, self.level + (now - self.at) / self.every)
-        self.at = now if self.at is None else max(self.at, now)
-
-    def ready_at(self, now: float, keep: int = 0) -> float:
-        """When a call may go leaving ``keep`` calls in the bucket."""
-        self._fill(now)
-        missing = 1 + keep - self.level
-        return now if missing <= 1e-9 else now + missing * self.every
-
-    def take(self, now: float) -> None:
-        self._fill(now)
-        self.level = max(-self.capacity, self.level - 1)
 
 
 class Pacer:
@@ -96,16 +88,6 @@ class Pacer:
         self.clock, self.wall, self.enabled = clock, wall, enabled
         self.overall = Window(OVERALL_LIMIT, OVERALL_PERIOD, OVERALL_MARGIN)
         self._chats: dict[int, Window] = {}
-        self._smooth: dict[int, Bucket] = {}
-
-    def smooth(self, chat_id: int) -> Bucket:
-        """A group's bucket that spreads its calls evenly over the minute."""
-        b = self._smooth.get(chat_id)
-        if b is None:
-            if len(self._smooth) > 50_000:
-                self._smooth.clear()  # forgetting a bucket costs one small burst
-            b = self._smooth[chat_id] = Bucket(SMOOTH_CAPACITY, SMOOTH_EVERY)
-        return b
 
     def window(self, chat_id: int) -> Window:
         w = self._chats.get(chat_id)
@@ -116,8 +98,10 @@ class Pacer:
                     k: v for k, v in self._chats.items() if v.ready_at(now) > now or v.times
                 }
             group = chat_id < 0
-            w = self._chats[chat_id] = Window(
-                GROUP_LIMIT if group else PRIVATE_LIMIT, GROUP_PERIOD if group else PRIVATE_PERIOD
+            w = self._chats[chat_id] = (
+                Window(GROUP_LIMIT, GROUP_PERIOD, pace=GROUP_PACE)
+                if group
+                else Window(PRIVATE_LIMIT, PRIVATE_PERIOD)
             )
         return w
 
@@ -127,21 +111,17 @@ class Pacer:
         now = self.clock() if now is None else now
         if not self.enabled:
             return now
-        at = max(self.window(chat_id).ready_at(now, reserve), self.overall.ready_at(now))
-        if chat_id < 0:  # progress (a reserve) keeps two calls of the small window too
-            at = max(at, self.smooth(chat_id).ready_at(now, SMOOTH_RESERVE if reserve else 0))
-        return at
+        return max(self.window(chat_id).ready_at(now, reserve), self.overall.ready_at(now))
 
     def calm(self, chat_id: int, now: float) -> bool:
-        """The group spent little of late (its bucket holds ``CALM`` calls): no need to batch."""
-        return not self.enabled or self.smooth(chat_id).ready_at(now, CALM - 1) <= now
+        """The group spent little of late (``CALM`` calls could go at once): a command reply
+        need not wait, nor the board's picture for ``BOARD_EVERY``."""
+        return not self.enabled or self.window(chat_id).ready_at(now, CALM - 1) <= now
 
     def take(self, chat_id: int) -> float:
         """Count a call to ``chat_id`` made now; returns its wall-clock time (to store)."""
         now = self.clock()
         self.window(chat_id).take(now)
-        if chat_id < 0:
-            self.smooth(chat_id).take(now)
         self.overall.take(now)
         return self.wall()
 
@@ -159,11 +139,8 @@ class Pacer:
             return
         now, wall_now = self.clock(), self.wall()
         w = self.window(chat_id)
-        smooth = self.smooth(chat_id) if chat_id < 0 else None
         for t in sorted(wall_times):
             if wall_now - t < w.period:
                 w.take(now - max(0.0, wall_now - t))
-                if smooth is not None and wall_now - t < SMOOTH_EVERY * SMOOTH_CAPACITY:
-                    smooth.take(now)  # a restart does not refill the bucket at once
         for _ in range(UNSAVED_EDITS):
             w.take(now)
