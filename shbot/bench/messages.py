@@ -173,13 +173,15 @@ def _messages_table(rows: list[Row]) -> str:
             "",
             "tap -> group (s): p50 p95 max; longest silence with something owed (s); calls",
             f"{'pace':>6} {'players':>7} {'p50':>5} {'p95':>5} {'max':>5} {'silence':>7} "
-            f"{'grp/game':>8} {'priv/game':>9} {'grp/round':>9} {'max/60s':>7} {'max/1s':>6} "
+            f"{'grp/game':>8} {'priv/game':>9} {'grp/round':>9} {'priv/round':>10} {'max/60s':>7} "
+            f"{'max/1s':>6} "
             f"{'429':>3}",
         ]
         lines += [
             f"{r['pace']:>6} {r['players']:>7} {r['p50']:>5} {r['p95']:>5} {r['max']:>5} "
             f"{r['silence']:>7} {r['group_calls']:>8} {r['private_calls']:>9} "
-            f"{r['group_per_round']:>9} {r['max_group_60s']:>7} {r['max_overall_1s']:>6} "
+            f"{r['group_per_round']:>9} {r.get('private_per_round', '-'):>10} "
+            f"{r['max_group_60s']:>7} {r['max_overall_1s']:>6} "
             f"{r['429s']:>3}" + ("" if r["meets_target"] else "  (target missed)")
             for r in paced
         ]

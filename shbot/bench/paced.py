@@ -349,6 +349,12 @@ async def run_games(
         "private_calls": round(statistics.mean(private_calls), 1),
         "rounds": round(statistics.mean(per_game_rounds), 1),
         "group_per_round": round(statistics.median(rounds), 1),
+        "private_per_round": round(
+            statistics.mean(
+                p / max(1, n) for p, n in zip(private_calls, per_game_rounds, strict=True)
+            ),
+            1,
+        ),
         "max_group_60s": max(fake.max_calls_in_window(r.group, 60) for r in runs),
         "max_overall_1s": fake.max_calls_overall(1.0),
         "answers": fake.callback_answers(),
