@@ -369,6 +369,20 @@ def test_at_the_end_only_the_claim_prompt_on_screen_is_closed() -> None:
     assert "claim:1:received" in table.owed and "claim:1:drawn" not in table.owed
 
 
+def test_a_scrolled_away_prompt_left_owed_by_an_edit_in_place_is_not_closed() -> None:
+    """An edit recorded in place (outbox) can leave the slot owed in the stored table when
+    the next commit read it before: its message is out and scrolled away all the same."""
+    table = session_table()
+    table.owed.clear()
+    table.shown["claim:1:drawn"], table.shown["claim:1:received"] = 10, 11
+    table.owe("claim:1:drawn", 100)  # left behind, its message long out
+    table.talk["newest"] = {"100": 12, "101": 11}
+    seq = table.owed["claim:1:drawn"][0]
+    claims.close_prompts(table)
+    assert table.owed["claim:1:drawn"][0] == seq, "owed again: an edit of a scrolled-away prompt"
+    assert "claim:1:received" in table.owed
+
+
 def test_the_newest_private_message_is_noted_on_delivery() -> None:
     table = session_table()
     seq = table.owed["claim:1:received"][0]

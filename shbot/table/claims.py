@@ -117,8 +117,13 @@ def close_prompts(table: Table) -> None:
         mid = table.shown.get(slot)
         if k in said:
             continue
-        # (no message noted for them: a game from before this was kept; closed, as then)
-        if slot in table.owed or (mid is not None and newest.get(str(user), mid) == mid):
+        # Not sent yet, or what they see (no message noted for them: a game kept from
+        # before this was noted; closed, as then). An owed entry of a message already out is
+        # no reason: an edit recorded in place may leave one behind (the next commit's
+        # table was read before it), and that message may have scrolled away long ago.
+        if (mid is None and slot in table.owed) or (
+            mid is not None and newest.get(str(user), mid) == mid
+        ):
             table.owe(slot, user)
 
 
