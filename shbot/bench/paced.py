@@ -378,10 +378,11 @@ SPREAD = 120.0
 
 def capacity(seed: int, most: int = 64) -> tuple[int, dict[str, Any]]:
     """How many concurrent 7-player games at the normal pace one bot token serves before the
-    overall limit shows in the players' wait: p95 within 3 s, or within half a second of one
-    game's alone if that is already more (doubling, then halving the gap)."""
+    overall limit shows in the players' wait: p95 within 3 s (the issue's measure), or, if one
+    game alone is already over that, within half a second of it (doubling, then halving the
+    gap)."""
     alone = run(1, 7, "normal", seed, SPREAD)
-    limit = max(3.0, alone["p95"] + 0.5)
+    limit = 3.0 if alone["p95"] <= 3.0 else alone["p95"] + 0.5
 
     def fits(r: dict[str, Any]) -> bool:
         return r["p95"] <= limit and not r["429s"] and not r["incomplete"]
