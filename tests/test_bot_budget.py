@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from shbot.bot import callbacks as cb
-from shbot.bot.budget import PROGRESS, RESERVE, STEP, Budget, stage
+from shbot.bot.budget import HOLD, PROGRESS, RESERVE, STEP, Budget, stage
 from shbot.bot.pacer import GROUP_LIMIT, Pacer
 from shbot.engine import Nominate, Phase, Vote
 from shbot.storage import Store
@@ -97,10 +97,37 @@ def test_progress_is_batched_unless_the_group_is_calm() -> None:
     assert not pacer.calm(group, clock.now)
     mine = {(slot, e[0]) for slot, e in table.owed.items()}
     choice, wait = budget.choose(pacer, group, table, mine, {}, 0.0)
-    assert choice is None and wait is not None and 0 < wait <= 1.0, "a busy group batches"
+    assert choice is None and wait is not None and 0 < wait <= HOLD + 1e-9, "a busy group batches"
     clock.now += 62.0  # nothing spent for a minute: calm again
     choice, _ = budget.choose(pacer, group, table, mine, {}, 0.0)
     assert choice == "round:1"
+
+
+def test_votes_a_human_beat_apart_cost_one_edit_shown_within_the_slow_paces_target() -> None:
+    """Votes about 1.3 s apart (players who each take their time): the voter line waits for
+    the second and shows both in one edit, the first still within 1.5 s (the slow pace's
+    p95); a one-second hold spent two edits on them, and a ten-player table ran out of calls
+    for its next votes."""
+    clock, group = Clock(), -100
+    pacer, budget = Pacer(clock, clock), Budget()
+    table, _ = started(7)
+    drain(budget, pacer, table, group)
+    clock.now += 62.0
+    game = game_of(table)
+    press(table, game.president, Nominate(game.president, chancellor_for(table)))
+    drain(budget, pacer, table, group)
+    clock.now += 62.0  # a calm group: only the hold decides
+    start, edits = clock.now, []
+    press(table, 0, Vote(0, True))
+    assert "round:1" not in drain(budget, pacer, table, group)  # held from now
+    for step in range(1, 31):  # three seconds, a tenth at a time
+        clock.now = start + step / 10
+        if step == 13:
+            press(table, 1, Vote(1, True))
+        sent = drain(budget, pacer, table, group)
+        edits += [clock.now - start for slot in sent if slot == "round:1"]
+    assert len(edits) == 1 and edits[0] <= 1.5 + 1e-9, edits
+    assert "round:1" not in table.owed, "both votes shown"
 
 
 # ------------------------------------------------------------------ through the real bot

@@ -37,9 +37,12 @@ STEP, PROGRESS = 0, 1
 #: pacer's pace (``pacer.GROUP_PACE``): after a progress edit, a step change can go at once.
 RESERVE = 1
 #: Seconds a progress edit waits for more of the same, in a calm group too: at a human pace
-#: votes (and lobby joins) come about a second apart, so a second's wait saves about every
-#: other edit, and the calls saved keep the next step change (and the next vote) on time.
-HOLD = 1.0
+#: votes (and lobby joins) come one to two seconds apart, so the wait saves about every other
+#: edit, and the calls saved keep the next step change (and the next vote) on time. Just under
+#: the 1.5 s a tap may take to show at a slow pace: a 1 s hold spent a ten-player table's
+#: calls on its first votes, and later votes waited 3 s for the pace (bench, slow pace, 40
+#: games: 8 over 1.5 s at p95 with 1 s, none with 1.45 s, 1.35-1.4 s one).
+HOLD = 1.45
 #: Seconds between two edits of the board's picture in a busy group: the round message's
 #: glance line shows the same facts at once, so changes close together (a failed vote moving
 #: the tracker, the next round's policy resetting it) cost one edit of the picture.
