@@ -308,3 +308,15 @@ async def test_command_replies_in_a_group_are_merged_and_limited(store: Store) -
         assert 1 <= len(replies) <= 4 + 2, replies  # a minute's four, and the two waiting
         assert bot.fake.max_calls_in_window(group.id, 60) <= 4
         assert replies[0] - start < 2, "the first reply came late"
+
+
+@pytest.mark.looptime
+async def test_a_full_tables_first_second_stays_under_telegrams_overall_limit() -> None:
+    """Ten players open their private chats and join within a second (fast pace): ten
+    /start replies and nine membership checks beside the lobby's own calls. The fake counts
+    every call that names a chat against Telegram's 30 a second, as a cautious reading of
+    Telegram must: the bot made 33 and earned three 429s when it left membership checks out."""
+    from shbot.bench.paced import run_games
+
+    row = await run_games(1, 10, "fast", 201)
+    assert row["429s"] == 0 and row["max_overall_1s"] <= 30, row

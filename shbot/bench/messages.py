@@ -10,6 +10,7 @@ import asyncio
 import os
 import tempfile
 from collections.abc import Sequence
+from typing import Any
 
 from shbot.bench.common import running_bot
 from shbot.bench.registry import Row, register
@@ -114,11 +115,46 @@ def bench_paced(games: int, seed: int, players: Sequence[int]) -> list[Row]:
 
 
 def bench_capacity(seed: int, most: int = CAPACITY_MOST) -> Row:
-    """Concurrent 7-player games at the normal pace one token serves (see paced.capacity)."""
+    """Concurrent 7-player games at the normal pace one token serves (see capacity)."""
+    games, row = capacity(seed, most=most)
+    return {"bench": "messages-capacity", "games": games, **{k: row.get(k) for k in row}}
+
+
+#: Concurrent games open within this many seconds of each other (groups do not all press
+#: Start in the same second).
+SPREAD = 120.0
+
+
+def capacity(seed: int, most: int = CAPACITY_MOST) -> tuple[int, dict[str, Any]]:
+    """How many concurrent 7-player games at the normal pace one bot token serves before the
+    overall limit shows in the players' wait: p95 within 3 s (the issue's measure), or, if one
+    game alone is already over that, within half a second of it (doubling, then halving the
+    gap)."""
     from shbot.bench import paced
 
-    games, row = paced.capacity(seed, most=most)
-    return {"bench": "messages-capacity", "games": games, **{k: row.get(k) for k in row}}
+    alone = paced.run(1, 7, "normal", seed, SPREAD)
+    limit = 3.0 if alone["p95"] <= 3.0 else alone["p95"] + 0.5
+
+    def fits(r: dict[str, Any]) -> bool:
+        return r["p95"] <= limit and not r["429s"] and not r["incomplete"]
+
+    good, row, n = (1, alone, 2) if fits(alone) else (0, alone, 0)
+    while 0 < n <= most:
+        r = paced.run(n, 7, "normal", seed, SPREAD)
+        if not fits(r):
+            break
+        good, row, n = n, r, n * 2
+    else:
+        return good, {**row, "limit": limit}
+    lo, hi = good, n
+    while hi - lo > max(1, lo // 8):
+        mid = (lo + hi) // 2
+        r = paced.run(mid, 7, "normal", seed, SPREAD)
+        if fits(r):
+            lo, row = mid, r
+        else:
+            hi = mid
+    return lo, {**row, "limit": limit}
 
 
 def bench_messages(

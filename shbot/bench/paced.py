@@ -369,38 +369,3 @@ def run(games: int, players: int, pace: str, seed: int, spread: float = 0.0) -> 
 
     with asyncio.Runner(loop_factory=lambda: looptime.new_event_loop(start=0.0)) as runner:
         return runner.run(run_games(games, players, pace, seed, spread))
-
-
-#: Concurrent games open within this many seconds of each other (groups do not all press
-#: Start in the same second).
-SPREAD = 120.0
-
-
-def capacity(seed: int, most: int = 64) -> tuple[int, dict[str, Any]]:
-    """How many concurrent 7-player games at the normal pace one bot token serves before the
-    overall limit shows in the players' wait: p95 within 3 s (the issue's measure), or, if one
-    game alone is already over that, within half a second of it (doubling, then halving the
-    gap)."""
-    alone = run(1, 7, "normal", seed, SPREAD)
-    limit = 3.0 if alone["p95"] <= 3.0 else alone["p95"] + 0.5
-
-    def fits(r: dict[str, Any]) -> bool:
-        return r["p95"] <= limit and not r["429s"] and not r["incomplete"]
-
-    good, row, n = (1, alone, 2) if fits(alone) else (0, alone, 0)
-    while 0 < n <= most:
-        r = run(n, 7, "normal", seed, SPREAD)
-        if not fits(r):
-            break
-        good, row, n = n, r, n * 2
-    else:
-        return good, {**row, "limit": limit}
-    lo, hi = good, n
-    while hi - lo > max(1, lo // 8):
-        mid = (lo + hi) // 2
-        r = run(mid, 7, "normal", seed, SPREAD)
-        if fits(r):
-            lo, row = mid, r
-        else:
-            hi = mid
-    return lo, {**row, "limit": limit}
