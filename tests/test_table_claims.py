@@ -391,3 +391,19 @@ def test_the_newest_private_message_is_noted_on_delivery() -> None:
     seq = table.owed["claim:1:drawn"][0]
     table.delivered("claim:1:drawn", seq, 30, keep=True)
     assert table.talk["newest"] == {"101": 40, "100": 30}
+
+
+def test_an_edit_recorded_in_place_keeps_the_players_newest_message() -> None:
+    """The outbox records an edit of a known message in the cached record only (saved with
+    the next commit): the player's newest message it notes must be in that record too, or a
+    table built again from it closes the wrong prompt at the end."""
+    from shbot.bot.tables import Tables
+    from shbot.storage import GameRecord
+
+    table = session_table()
+    record = GameRecord(-100, 1, "running", json.loads(json.dumps(table.to_dict())))
+    tables = Tables()
+    tables.remember(record)
+    seq = table.owed["claim:1:received"][0]
+    tables.record_in_place(record, lambda t: t.delivered("claim:1:received", seq, 40, keep=True))
+    assert Table.from_dict(record.data).talk["newest"] == {"101": 40}

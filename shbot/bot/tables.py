@@ -59,10 +59,12 @@ class Tables:
         return Table.from_dict(record.data)
 
     def record_in_place(self, record: GameRecord, change: Callable[[Table], Any]) -> None:
-        """Apply a delivery fact (``change`` touches only what was owed, shown and the call
-        times) to the cached record and its table, without building either again."""
+        """Apply a delivery fact (``change`` touches only what was owed, shown, the call
+        times and the players' newest private message in ``talk``) to the cached record and
+        its table, without building either again."""
         table = self.table(record)
         change(table)
         fields = {"owed": table.owed, "shown": table.shown, "calls": table.calls}
+        fields["talk"] = table.talk
         record.data = {**record.data, **fields}
         self._built[record.chat_id] = (record.data, table)
