@@ -35,6 +35,7 @@ from .config import Config
 from .handlers import admin as h_admin
 from .handlers import common as h_common
 from .handlers import join_deadline as h_join
+from .handlers import members as h_members
 from .handlers import mylog as h_mylog
 from .handlers import practice as h_practice
 from .handlers import rematch as h_rematch
@@ -290,6 +291,8 @@ def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     )
     app.add_handler(CallbackQueryHandler(h.on_invalid_press))
     app.add_handler(ChatMemberHandler(h.on_my_chat_member, ChatMemberHandler.MY_CHAT_MEMBER))
+    app.add_handler(ChatMemberHandler(h_members.on_chat_member, ChatMemberHandler.CHAT_MEMBER))
+    app.add_handler(MessageHandler(filters.StatusUpdate.LEFT_CHAT_MEMBER, h_members.on_left_member))
     app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, h.on_migrate))
     app.add_handler(MessageHandler(filters.COMMAND & people, h.cmd_unknown))
     app.add_error_handler(h.on_error)

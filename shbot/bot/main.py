@@ -44,7 +44,8 @@ from .sender import retry_seconds
 log = logging.getLogger(__name__)
 
 #: The update types the bot handles; Telegram sends nothing else (less traffic, less noise).
-ALLOWED_UPDATES = ["message", "callback_query", "my_chat_member"]
+#: ``chat_member``: a member who leaves the group or is banned loses their lobby seat at once.
+ALLOWED_UPDATES = ["message", "callback_query", "my_chat_member", "chat_member"]
 HEALTH_TIMEOUT = 5.0
 #: Exit status when the bot cannot start (configuration, catalogs, store, token, webhook).
 EXIT_SETUP = 2

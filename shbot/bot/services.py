@@ -12,7 +12,7 @@ from typing import Any
 
 from telegram import MaybeInaccessibleMessage, Message, User
 from telegram.constants import ChatMemberStatus
-from telegram.error import TelegramError
+from telegram.error import BadRequest, Forbidden, TelegramError
 
 from shbot.i18n import DEFAULT, Translator, normalize, translator
 from shbot.storage import GameExists, GameRecord, NoGame, Store, StoreError
@@ -29,6 +29,8 @@ log = logging.getLogger(__name__)
 
 LANG_CACHE_SECONDS = 60.0
 ADMIN_CACHE_SECONDS = 120.0
+#: How long a "yes, member" answer is trusted (a leave or a ban we hear of forgets it sooner).
+MEMBER_CACHE_SECONDS = 300.0
 MEMBER_STATUSES = (
     ChatMemberStatus.OWNER,
     ChatMemberStatus.ADMINISTRATOR,
@@ -45,6 +47,7 @@ class Services:
     bot: Any = None
     bot_username: str = ""
     new_seed: Callable[[], int] = field(default=lambda: secrets.randbits(63))
+    clock: Callable[[], float] = field(default=time.monotonic)  # the membership cache's
     commit: Commit = field(init=False)
     _user_lang: dict[int, tuple[str, float]] = field(default_factory=dict)
     _group_lang: dict[int, tuple[str, float]] = field(default_factory=dict)
@@ -89,22 +92,25 @@ class Services:
         self._admins[key] = (admin, time.monotonic())
         return admin
 
-    async def is_member(self, chat_id: int, user_id: int) -> bool:
+    async def is_member(self, chat_id: int, user_id: int) -> bool | None:
         """Whether ``user_id`` belongs to the group (only members may join its games: a
         forwarded join link must not seat a stranger who would get a role for a game they
-        cannot see). Asked once per member (a member stays one for this process; a "no" is
-        not remembered: they may join the group a moment later), directly, never behind the
-        group's messages. An API error lets the join through: a Telegram hiccup must not stop a
-        group from playing."""
-        key = (chat_id, user_id)
-        cached = self._members.get(key)
-        if cached is not None and cached[0]:
+        cannot see): True, False (Telegram said no: left, banned, or a 400/403 answer), or
+        None when Telegram could not tell (a 5xx, a 429, a timeout): the caller asks the
+        user to try again and seats nobody. A "yes" is trusted for
+        :data:`MEMBER_CACHE_SECONDS` (a leave or ban we hear of forgets it at once), a "no"
+        not at all (they may join the group a moment later). Asked directly, never behind
+        the group's messages."""
+        if self.knows_member(chat_id, user_id):
             return True
         try:
             member = await self.bot.get_chat_member(chat_id, user_id)
-        except Exception:
-            log.warning("could not check membership in %s", chat_id)
-            return True
+        except (BadRequest, Forbidden) as exc:  # Telegram's definite answer: not one of us
+            log.info("membership in %s refused: %s", chat_id, exc)
+            return False
+        except Exception as exc:  # RetryAfter, TimedOut, a 5xx: no answer, no seat
+            log.warning("could not check membership in %s: %r", chat_id, exc)
+            return None
         status = member.status
         inside = status in MEMBER_STATUSES or (
             status == ChatMemberStatus.RESTRICTED and bool(getattr(member, "is_member", False))
@@ -113,11 +119,20 @@ class Services:
             self.note_member(chat_id, user_id)
         return inside
 
+    def knows_member(self, chat_id: int, user_id: int) -> bool:
+        """A "yes, member" seen less than :data:`MEMBER_CACHE_SECONDS` ago."""
+        seen = self._members.get((chat_id, user_id))
+        return seen is not None and self.clock() - seen[1] < MEMBER_CACHE_SECONDS
+
     def note_member(self, chat_id: int, user_id: int) -> None:
-        """Remember a member (asked, or seen writing in the group)."""
+        """Remember a member (asked, or seen writing in the group) for a few minutes."""
         if len(self._members) > 100_000:
             self._members.clear()
-        self._members[(chat_id, user_id)] = (True, time.monotonic())
+        self._members[(chat_id, user_id)] = (True, self.clock())
+
+    def forget_member(self, chat_id: int, user_id: int) -> None:
+        """They left the group or were banned from it: the next join asks Telegram."""
+        self._members.pop((chat_id, user_id), None)
 
     def forget_admin(self, chat_id: int) -> None:
         for key in [k for k in self._admins if k[0] == chat_id]:

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import orjson
+from telegram.error import TimedOut
 from telegram.ext import ApplicationBuilder
 from telegram.request import BaseRequest, RequestData
 
@@ -342,7 +343,8 @@ class FakeBotAPI(MessageMethods, ChatMethods, WorldControls, StateQueries, BaseR
         times: int = 1,
         parameters: JSONDict | None = None,
     ) -> None:
-        """Make the next ``times`` matching calls fail with any status and description."""
+        """Make the next ``times`` matching calls fail with any status and description
+        (status 0: the call times out, Telegram's answer never comes)."""
         self._failures.append(
             _Failure(
                 method.lower() if method else None,
@@ -363,6 +365,8 @@ class FakeBotAPI(MessageMethods, ChatMethods, WorldControls, StateQueries, BaseR
             failure.remaining -= 1
             if failure.remaining <= 0:
                 self._failures.remove(failure)
+            if failure.status == 0:
+                raise TimedOut(failure.description or None)
             raise ApiError(failure.status, failure.description, failure.parameters)
 
     def _flood_check(self, method: str, chat_id: int | str | None, now: float) -> None:

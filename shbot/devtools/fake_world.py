@@ -68,13 +68,25 @@ class WorldControls(FakeState):
         if creator is not None:
             chat.admins[creator] = "creator"
 
-    def remove_member(self, chat_id: int, user_id: int, *, ban: bool = False) -> None:
-        """``user_id`` leaves the group (or is banned): getChatMember says "left" ("kicked")."""
+    def remove_member(self, chat_id: int, user_id: int, *, ban: bool = False) -> JSONDict:
+        """``user_id`` leaves the group (or is banned): getChatMember says "left" ("kicked").
+        Returns the ``chat_member`` update Telegram sends an admin bot about it."""
         chat = self.chats[chat_id]
+        was = chat.admins.get(user_id) or "member"
         chat.members.discard(user_id)
         chat.admins.pop(user_id, None)
         if ban:
             chat.banned.add(user_id)
+        user = self.users.get(user_id, {"id": user_id, "is_bot": False, "first_name": "?"})
+        return {
+            "chat_member": {
+                "chat": chat.to_dict(),
+                "from": dict(user),
+                "date": int(time.time()),
+                "old_chat_member": _member_dict(user, was),
+                "new_chat_member": _member_dict(user, "kicked" if ban else "left"),
+            }
+        }
 
     def receive_message(
         self, chat_id: int, sender: JSONDict, text: str, entities: list[JSONDict] | None = None

@@ -17,6 +17,9 @@ from . import claims, knowledge, naming
 from .outcome import Outcome, Refusal
 
 MIN_PLAYERS, MAX_PLAYERS = 5, 10
+#: ``options`` key: who was seated through the join link (their membership is asked again
+#: at the start: nobody saw them in the group).
+VIA_LINK = "via_link"
 
 
 def new_lobby(host: Player, created: float | None = None) -> Table:
@@ -30,7 +33,9 @@ def _lobby_only(table: Table, code: str = "started") -> None:
         raise Refusal(code)
 
 
-def join(table: Table, player: Player, gid: str | None = None) -> Outcome:
+def join(
+    table: Table, player: Player, gid: str | None = None, *, via_link: bool = False
+) -> Outcome:
     if gid is not None and table.gid != gid:
         raise Refusal("over")
     _lobby_only(table)
@@ -43,9 +48,17 @@ def join(table: Table, player: Player, gid: str | None = None) -> Outcome:
         if len(table.players) >= MAX_PLAYERS:
             raise Refusal("full")
         table.players.append(player)
+        if via_link:
+            table.options[VIA_LINK] = [*linked(table), player.id]
         naming.rename_clashing(table)  # a computer never goes by a person's name
     table.owe("lobby")
     return Outcome(table, answer="joined" if existing is None else None)
+
+
+def linked(table: Table) -> list[int]:
+    """The seated players who joined through the join link."""
+    ids = table.options.get(VIA_LINK) or []
+    return [p.id for p in table.players if p.id in ids]
 
 
 def leave(table: Table, user_id: int) -> Outcome:

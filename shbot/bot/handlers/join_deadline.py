@@ -18,6 +18,7 @@ from shbot.table.outcome import Outcome
 
 from ..jobs import lobby_job_names
 from .common import Ctx, reply, svc
+from .members import drop_strangers
 from .starting import commit_start, start_options
 
 log = logging.getLogger(__name__)
@@ -84,6 +85,7 @@ async def on_join_deadline(context: Ctx) -> None:
     d = _job_data(context)
     chat_id = int(d["chat"])
     s = svc(context)
+    await drop_strangers(context, chat_id)
     options = await start_options(context, chat_id)
     seed = s.new_seed()
     try:

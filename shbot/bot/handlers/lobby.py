@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from functools import partial
 
 from telegram import CallbackQuery, Message, Update
 from telegram import User as TgUser
@@ -30,6 +31,7 @@ from .common import (
     svc,
 )
 from .join_deadline import arm_lobby, join_minutes, maybe_autostart, set_join_deadline, tell_in
+from .members import member_of
 from .starting import commit_start
 
 log = logging.getLogger(__name__)
@@ -99,38 +101,6 @@ async def bound_elsewhere(context: Ctx, user_id: int, chat_id: int) -> bool:
     return False
 
 
-async def member_of(
-    context: Ctx,
-    chat_id: int,
-    user: TgUser,
-    message: Message | None,
-    query: CallbackQuery | None,
-    via_private: bool,
-) -> bool:
-    """Only members of the group join its game (by button, /join or a join link); anyone
-    else is told why, in private (an alert to a press, a reply in the private chat). A
-    /join written in the group proves membership without asking Telegram."""
-    s = svc(context)
-    if query is None and not via_private:
-        s.note_member(chat_id, user.id)
-        return True
-    table = await current_table(context, chat_id)
-    if table is None or table.game is not None or table.ending or table.player(user.id):
-        return True  # nothing to join (or seated already): the join's own answer says so
-    if await s.is_member(chat_id, user.id):
-        return True
-    t = await s.t_user(user)
-    text = t._(
-        "Only members of the group can join its game. Join the group first, then press Join "
-        "in its lobby."
-    )
-    if query is not None:
-        await query.answer(text, show_alert=True)
-    else:
-        await reply(context, message, text)
-    return False
-
-
 async def join_lobby(
     context: Ctx,
     chat_id: int,
@@ -156,10 +126,10 @@ async def join_lobby(
     if await s.store.claim_player(user.id, chat_id) is not None:
         await answer(context, query, message, t._("You are already playing in another group."))
         return
+
+    seat = partial(lobby.join, player=player, gid=gid, via_link=via_private)
     try:
-        outcome = await s.commit.run(
-            chat_id, lambda tb: lobby.join(tb, player, gid), update_key=press_key(query)
-        )
+        outcome = await s.commit.run(chat_id, seat, update_key=press_key(query))
     except NoGame:
         await s.store.release_players(chat_id, [user.id])
         await answer(context, query, message, t._("There is no open game. /newgame opens one."))

@@ -11,6 +11,7 @@ from shbot.table.outcome import Outcome
 
 from ..timers_config import preset_seconds
 from .common import Ctx, commit_or_refuse, svc
+from .members import drop_strangers
 
 
 async def start_options(context: Ctx, chat_id: int) -> dict[str, object]:
@@ -37,6 +38,7 @@ async def commit_start(
 ) -> Outcome | None:
     """Start the game with the group's settings; None once a refusal was answered (or the
     same press came twice)."""
+    await drop_strangers(context, chat_id)
     options = await start_options(context, chat_id)
     seed = svc(context).new_seed()
     return await commit_or_refuse(
