@@ -428,6 +428,38 @@ async def test_settings_are_merged(store: Store) -> None:
     assert await store.get_user(CHAT) == {}, "users and groups are separate namespaces"
 
 
+async def test_a_settings_change_reads_what_it_changes(store: Store) -> None:
+    """Issue 31: a default is written only where nothing was chosen, whatever came first."""
+
+    def default_lang(current: dict[str, Any]) -> dict[str, Any]:
+        return {} if current.get("lang") else {"lang": "en", "title": "G"}
+
+    await store.update_group(CHAT, {"lang": "ja"})
+    assert await store.change_group(CHAT, default_lang) == {"lang": "ja"}
+    assert await store.change_group(OTHER_CHAT, default_lang) == {"lang": "en", "title": "G"}
+    assert await store.change_group(OTHER_CHAT, lambda cur: {"title": None}) == {"lang": "en"}
+    assert await store.change_user(7, lambda cur: {"told_in": "g1"}) == {"told_in": "g1"}
+    assert await store.change_user(7, lambda cur: None) == {"told_in": "g1"}
+    assert await store.get_user(7) == {"told_in": "g1"}
+    assert await store.get_group(CHAT) == {"lang": "ja"}
+
+
+async def test_settings_changes_at_once_lose_nothing(backend: Backend) -> None:
+    """Two processes, each changing the same settings many times at once: every change
+    counts (a read, then a write, would lose most of them)."""
+    stores = [backend.open(), backend.open()]
+
+    def bump(current: dict[str, Any]) -> dict[str, Any]:
+        return {"n": int(current.get("n", 0)) + 1}
+
+    await asyncio.gather(
+        *(s.change_group(CHAT, bump) for s in stores for _ in range(15)),
+        *(s.change_user(7, bump) for s in stores for _ in range(15)),
+    )
+    assert await stores[0].get_group(CHAT) == {"n": 30}
+    assert await stores[1].get_user(7) == {"n": 30}
+
+
 # -- statistics ----------------------------------------------------------------------------
 
 

@@ -54,6 +54,7 @@ class Services:
     _admins: dict[tuple[int, int], tuple[bool, float]] = field(default_factory=dict)
     _members: dict[tuple[int, int], tuple[bool, float]] = field(default_factory=dict)
     _pinged: dict[int, float] = field(default_factory=dict)
+    _lang_era: int = 0  # counts the languages changed (a cached read must not predate one)
     #: Presses an earlier process committed (the newest of each game it left, read at
     #: recovery): if one comes again, that process may have died before answering it.
     inherited: set[str] = field(default_factory=set)
@@ -145,12 +146,15 @@ class Services:
         cached = self._user_lang.get(user_id)
         if cached and time.monotonic() - cached[1] < LANG_CACHE_SECONDS:
             return cached[0]
+        era = self._lang_era
         settings = await self.store.get_user(user_id)
         lang = settings.get("lang") or normalize(tg_code) or settings.get("tg_lang") or DEFAULT
-        self._user_lang[user_id] = (lang, time.monotonic())
+        if era == self._lang_era:  # else a language changed while we read: maybe not this
+            self._user_lang[user_id] = (lang, time.monotonic())
         return str(lang)
 
     def forget_user_lang(self, user_id: int) -> None:
+        self._lang_era += 1
         self._user_lang.pop(user_id, None)
 
     async def group_lang(self, chat_id: int, sender: User | None = None) -> str:
@@ -160,9 +164,11 @@ class Services:
         if cached and time.monotonic() - cached[1] < LANG_CACHE_SECONDS:
             chosen = cached[0]
         else:
+            era = self._lang_era
             settings = await self.store.get_group(chat_id)
             chosen = str(settings.get("lang") or "")
-            self._group_lang[chat_id] = (chosen, time.monotonic())
+            if era == self._lang_era:  # a read from before a /lang is not kept
+                self._group_lang[chat_id] = (chosen, time.monotonic())
         if chosen:
             return chosen
         if sender is not None:
@@ -170,6 +176,7 @@ class Services:
         return DEFAULT
 
     def forget_group_lang(self, chat_id: int) -> None:
+        self._lang_era += 1
         self._group_lang.pop(chat_id, None)
 
     async def t_user(self, user: User | int) -> Translator:
@@ -271,10 +278,9 @@ class Services:
         settings = await self.store.get_group(old_id)
         if not settings:
             return
-        current = await self.store.get_group(new_id)
-        missing = {k: v for k, v in settings.items() if k not in current}
-        if missing:
-            await self.store.update_group(new_id, missing)
+        await self.store.change_group(
+            new_id, lambda current: {k: v for k, v in settings.items() if k not in current}
+        )
         self.forget_group_lang(new_id)
 
     async def lost_game(

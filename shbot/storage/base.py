@@ -16,6 +16,10 @@ from typing import Any, TypeVar
 
 T = TypeVar("T")
 
+#: A read-modify-write of settings: the current ones in, the changes out (None deletes a key;
+#: None or {}: nothing to write). It may run several times: no side effects.
+SettingsChange = Callable[[dict[str, Any]], Mapping[str, Any] | None]
+
 LOBBY = "lobby"
 RUNNING = "running"
 FINISHED = "finished"
@@ -143,6 +147,9 @@ class Store(ABC):
         self._game_locks: weakref.WeakValueDictionary[int, asyncio.Lock] = (
             weakref.WeakValueDictionary()
         )
+        self._settings_locks: weakref.WeakValueDictionary[tuple[str, int], asyncio.Lock] = (
+            weakref.WeakValueDictionary()
+        )
 
     # -- games -------------------------------------------------------------------------------
 
@@ -228,6 +235,30 @@ class Store(ABC):
     @abstractmethod
     async def update_group(self, chat_id: int, changes: dict[str, Any]) -> dict[str, Any]:
         """Merge ``changes`` (None deletes a key) and return the new settings."""
+
+    async def change_group(self, chat_id: int, fn: SettingsChange) -> dict[str, Any]:
+        """Change the group's settings from what they are now, losing no change made at the
+        same time (two commands or presses at once): the changes ``fn`` returns from the
+        current settings are written only if nobody wrote in between, else ``fn`` runs
+        again on the newer settings. The discipline of games: a lock per chat in this
+        process, a compare-and-set against the others. Returns the new settings."""
+        return await self._locked_change("group", chat_id, fn)
+
+    async def change_user(self, user_id: int, fn: SettingsChange) -> dict[str, Any]:
+        """:meth:`change_group` for a user's settings."""
+        return await self._locked_change("user", user_id, fn)
+
+    async def _locked_change(self, kind: str, key: int, fn: SettingsChange) -> dict[str, Any]:
+        lock = self._settings_locks.get((kind, key))
+        if lock is None:
+            lock = self._settings_locks[(kind, key)] = asyncio.Lock()
+        async with lock:
+            return await self._change_settings(kind, key, fn)
+
+    @abstractmethod
+    async def _change_settings(self, kind: str, key: int, fn: SettingsChange) -> dict[str, Any]:
+        """One backend's atomic read-modify-write of ``kind`` ("group" or "user")
+        settings (see :meth:`change_group`)."""
 
     @abstractmethod
     async def get_user(self, user_id: int) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 import secrets
 import time
 from collections.abc import AsyncIterator, Callable, Iterable
@@ -30,6 +31,7 @@ from redis.exceptions import (
     ReadOnlyError,
     RedisError,
     TryAgainError,
+    WatchError,
 )
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
@@ -45,6 +47,7 @@ from .base import (
     GameExists,
     GameRecord,
     NoGame,
+    SettingsChange,
     Store,
     StoreError,
     StoreUnavailable,
@@ -478,6 +481,33 @@ class RedisStore(Store):
             pipe.hgetall(key)
             res = await pipe.execute()
         return {k: codec.loads(v) for k, v in res[-1].items()}
+
+    async def _change_settings(self, kind: str, key: int, fn: SettingsChange) -> dict[str, Any]:
+        name = self._g(key, "settings") if kind == "group" else self._u(key, "settings")
+        for attempt in range(self.update_retries + 1):
+            async with self._guard(), self._r.pipeline(transaction=True) as pipe:
+                await pipe.watch(name)  # the compare-and-set: EXEC fails if it changed
+                current = {k: codec.loads(v) for k, v in (await pipe.hgetall(name)).items()}
+                changes = fn(dict(current))
+                if not changes:
+                    await pipe.unwatch()
+                    return current
+                sets = {k: _dumps(v) for k, v in changes.items() if v is not None}
+                dels = [k for k, v in changes.items() if v is None]
+                pipe.multi()
+                if sets:
+                    pipe.hset(name, mapping=sets)
+                if dels:
+                    pipe.hdel(name, *dels)
+                pipe.hgetall(name)
+                try:
+                    res = await pipe.execute()
+                except WatchError:
+                    res = None
+            if res is not None:
+                return {k: codec.loads(v) for k, v in res[-1].items()}
+            await asyncio.sleep(random.uniform(0, 0.002 * min(attempt + 1, 10)))
+        raise VersionConflict(f"{kind} {key}: too many concurrent settings changes")
 
     async def get_group(self, chat_id: int) -> dict[str, Any]:
         return await self._get_settings(self._g(chat_id, "settings"))

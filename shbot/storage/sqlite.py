@@ -27,6 +27,7 @@ from .base import (
     GameExists,
     GameRecord,
     NoGame,
+    SettingsChange,
     Store,
     StoreError,
     StoreUnavailable,
@@ -98,6 +99,7 @@ CREATE INDEX IF NOT EXISTS seen_expiry ON seen (expires_at);
 """
 
 # Operational errors that mean "try again later" rather than "this code is wrong".
+_SETTINGS = {"group": ("group_settings", "chat_id"), "user": ("user_settings", "user_id")}
 _TRANSIENT = ("locked", "busy", "unable to open", "disk i/o", "readonly", "read-only")
 
 
@@ -370,6 +372,25 @@ class SQLiteStore(Store):
             row = conn.execute(f"SELECT data FROM {table} WHERE {column} = ?", (key,)).fetchone()
             merged = merge_settings({} if row is None else codec.loads(row[0]), changes)
             blob = _dumps(merged)
+            conn.execute(
+                f"INSERT OR REPLACE INTO {table} ({column}, data) VALUES (?, ?)", (key, blob)
+            )
+            return dict(codec.loads(blob))
+
+        return await self._run(op)
+
+    async def _change_settings(self, kind: str, key: int, fn: SettingsChange) -> dict[str, Any]:
+        table, column = _SETTINGS[kind]
+
+        def op(conn: sqlite3.Connection) -> dict[str, Any]:
+            # BEGIN IMMEDIATE: no other writer (thread or process) between the read and
+            # the write.
+            row = conn.execute(f"SELECT data FROM {table} WHERE {column} = ?", (key,)).fetchone()
+            current = {} if row is None else dict(codec.loads(row[0]))
+            changes = fn(dict(current))
+            if not changes:
+                return current
+            blob = _dumps(merge_settings(current, changes))
             conn.execute(
                 f"INSERT OR REPLACE INTO {table} ({column}, data) VALUES (?, ?)", (key, blob)
             )

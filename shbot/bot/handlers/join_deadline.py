@@ -109,8 +109,14 @@ async def tell_in(
 ) -> None:
     """ "You are in the game", once per player and game: opening the join link again, or
     /start in private afterwards, does not say it again."""
-    s = svc(context)
-    if (await s.store.get_user(user_id)).get("told_in") == gid:
+    told = False
+
+    def once(current: dict[str, Any]) -> dict[str, Any]:
+        nonlocal told
+        told = current.get("told_in") == gid
+        return {} if told else {"told_in": gid}
+
+    await svc(context).store.change_user(user_id, once)
+    if told:
         return
-    await s.store.update_user(user_id, {"told_in": gid})
     await reply(context, message, t._("✅ You are in the game. Go back to the group!"))

@@ -46,13 +46,7 @@ async def cmd_newgame(update: Update, context: Ctx) -> None:
     if not is_person(user, message):  # a channel, a bot or an anonymous admin cannot host
         await refuse(context, None, message, await s.t_group(chat.id, user), Refusal("not_person"))
         return
-    group_settings = await s.store.get_group(chat.id)
-    if chat.title and group_settings.get("title") != chat.title:  # named in private chats
-        await s.store.update_group(chat.id, {"title": chat.title})
-    if not group_settings.get("lang"):  # a group that never chose speaks like its first host
-        lang = await s.user_lang(user.id, user.language_code)
-        await s.store.update_group(chat.id, {"lang": lang})
-        s.forget_group_lang(chat.id)
+    await group_defaults(context, chat.id, chat.title, user)
     t = await s.t_group(chat.id)
     busy = await s.store.player_chat(user.id)
     if busy is not None and busy != chat.id:
@@ -76,6 +70,25 @@ async def cmd_newgame(update: Update, context: Ctx) -> None:
     arm_lobby(context.application, chat.id, table)
     await s.store.claim_player(user.id, chat.id)
     await tell_subscribers(context, chat.id, chat.title or "")
+
+
+async def group_defaults(context: Ctx, chat_id: int, title: str | None, host: TgUser) -> None:
+    """The group's title (named in private chats) and, for a group that never chose one, the
+    language of its first host: read and written at once, so a /lang sent just before is
+    never overwritten by this default (issue 31)."""
+    s = svc(context)
+    lang = await s.user_lang(host.id, host.language_code)
+
+    def defaults(current: dict[str, object]) -> dict[str, object]:
+        changes: dict[str, object] = {}
+        if title and current.get("title") != title:
+            changes["title"] = title
+        if not current.get("lang"):
+            changes["lang"] = lang
+        return changes
+
+    await s.store.change_group(chat_id, defaults)
+    s.forget_group_lang(chat_id)
 
 
 async def tell_subscribers(context: Ctx, chat_id: int, title: str) -> None:
