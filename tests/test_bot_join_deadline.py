@@ -4,11 +4,17 @@ with five or more), Start offered from five players, one "you are in" per player
 
 from __future__ import annotations
 
+import asyncio
 import re
 import time
 
+import pytest
+
 from shbot.bot import callbacks as cb
+from shbot.bot.app import recover
+from shbot.storage import GameRecord
 from shbot.table import lobby_clock
+from shbot.table.model import FSI, PDI
 from tests.botplay import Bot, button_data, lobby_message, open_game
 from tests.harness import make_user, make_users
 from tests.test_bot_timers import fire
@@ -134,3 +140,81 @@ async def test_one_you_are_in_per_player(bot: Bot) -> None:
     await bot.settle()
     assert [m.text for m in bot.fake.messages(late.id)].count(IN_GAME) == 1
     assert lobby_clock.DEFAULT_MINUTES == 10
+
+
+def unisolated(text: str) -> str:
+    return text.replace(FSI, "").replace(PDI, "")
+
+
+@pytest.mark.parametrize(
+    ("arg", "used", "told"),
+    [
+        ("15", 15, False),
+        ("-5", 10, True),
+        ("abc", 10, True),
+        ("1e9", 10, True),
+        ("0", 10, True),
+        ("999", 60, True),
+        ("99999", 60, True),
+    ],
+)
+async def test_a_join_time_that_is_not_one_is_answered(
+    bot: Bot, arg: str, used: int, told: bool
+) -> None:
+    """Issue 31: ``-5``, ``abc``, ``1e9`` and ``99999`` gave 10 minutes without a word while
+    ``999`` was capped at 60: each now says the valid range and what was used."""
+    host = make_users(1)[0]
+    group = bot.h.group(creator=host)
+    await bot.h.command(host, group, f"/newgame {arg}")
+    await bot.settle()
+    assert abs(join_by(lobby_message(bot, group).text) - (time.time() + used * 60)) < 30
+    note = (
+        f"⏰ The join time is a whole number of minutes from 1 to 60; “{arg}” is not one, so "
+        f"joining stays open for {used} minutes."
+    )
+    said = [m.plain_text for m in bot.fake.messages(group.id) if "from 1 to 60" in m.plain_text]
+    assert said == ([note] if told else []), said
+    bot.h.assert_no_errors()
+
+
+async def test_the_lobby_names_who_has_not_opened_the_private_chat(bot: Bot) -> None:
+    """Issue 31: a lobby listing 5 was cancelled with "Fewer than 5 players" without a word
+    on who was missing: the lobby names them, and so does the cancellation."""
+    users = make_users(4)
+    group = await open_game(bot, users, start=False)
+    late = make_user("Latecomer")
+    bot.fake.chats[group.id].members.add(late.id)
+    await bot.h.command(late, group, "/join")  # never opens the private chat
+    await bot.settle()
+    text = unisolated(lobby_message(bot, group).plain_text)
+    assert "Players (5/10)" in text
+    assert "Still to open a private chat with me, where I send the secret roles: Latecomer." in text
+    assert "do not count toward the 5 players" in text
+    assert await fire(bot, "joinby", group.id)
+    text = unisolated(bot.fake.message(group.id, lobby_message_id(bot, group)).plain_text)
+    assert (
+        "⌛ Fewer than 5 players had opened a private chat with me by the join deadline "
+        "(4 of 5): the game is cancelled. Still to open it: Latecomer." in text
+    ), text
+    bot.h.assert_no_errors()
+
+
+async def test_a_warning_due_while_the_bot_was_down_comes_at_restart(bot: Bot) -> None:
+    """Issue 31: the bot was down when the one-minute warning was due; the deadline is
+    still ahead at the restart, so the warning comes then."""
+    users = make_users(3)
+    group = await open_game(bot, users, start=False)
+
+    def closing_soon(record: GameRecord) -> None:
+        record.data["options"][lobby_clock.JOIN_BY] = time.time() + 30
+
+    await bot.store.update_game(group.id, closing_soon)
+    bot.svc.outbox.tables.pop(group.id)
+    await recover(bot.app)
+    for _ in range(100):
+        await bot.settle()
+        if "Less than a minute left to join!" in lobby_message(bot, group).plain_text:
+            break
+        await asyncio.sleep(0.02)
+    assert "Less than a minute left to join!" in lobby_message(bot, group).plain_text
+    bot.h.assert_no_errors()

@@ -87,7 +87,10 @@ async def test_one_lobby_message_edited_in_place(bot: Bot) -> None:
     lobby = bot.fake.message(group.id, lobby.message_id)
     assert "Players (3/10)" in lobby.plain_text
     assert "2. ✅" in lobby.plain_text and "3. ⏳" in lobby.plain_text
-    assert "still have to open a private chat" in lobby.plain_text
+    assert (
+        f"Still to open a private chat with me, where I send the secret roles: {FSI}Player3{PDI}."
+        in lobby.plain_text
+    )
 
     await press_lobby(bot, third, group, cb.JOIN)
     await h.command(third, group, "/leave")
@@ -137,7 +140,7 @@ async def test_join_button_for_an_unreachable_user_opens_the_deep_link(bot: Bot)
     await bot.settle()
     assert "You are in the game" in h.last(newcomer).plain_text
     assert "2. ✅" in lobby_message(bot, group).plain_text
-    assert "still have to open" not in lobby_message(bot, group).plain_text
+    assert "Still to open a private chat" not in lobby_message(bot, group).plain_text
 
 
 async def test_lobby_deep_link_joins_in_one_tap(bot: Bot) -> None:

@@ -147,7 +147,8 @@ class SlotRenderer:
         if closed is None and table.ending:
             closed = "cancelled"
         if closed:
-            return r.lobby_text(t, table, closed=r.lobby_closed_text(t, closed, d.get("by"))), None
+            text = r.lobby_closed_text(t, closed, d.get("by"), table)
+            return r.lobby_text(t, table, closed=text), None
         return r.lobby_text(t, table), r.lobby_keyboard(t, table, self.bot_username, group_id)
 
     def _round(

@@ -10,7 +10,7 @@ from typing import Any
 from telegram import Message
 from telegram.ext import Application
 
-from shbot.i18n import Translator
+from shbot.i18n import Translator, esc
 from shbot.storage import NoGame, StoreUnavailable
 from shbot.table import Refusal, lobby_clock
 from shbot.table.model import Table
@@ -32,16 +32,38 @@ def arm_lobby(app: Application[Any, Any, Any, Any, Any, Any], chat_id: int, tabl
     now = time.time()
     data = {"chat": chat_id, "gid": plan["gid"], "at": plan["at"]}
     close_name, warn_name = lobby_job_names(chat_id)
-    if "warn" in plan and plan["warn"] > now:
-        app.job_queue.run_once(on_join_warning, plan["warn"] - now, data=data, name=warn_name)
+    if "warn" in plan and plan["at"] > now:  # one due while the bot was down comes now
+        delay = max(0.0, plan["warn"] - now)
+        app.job_queue.run_once(on_join_warning, delay, data=data, name=warn_name)
     app.job_queue.run_once(on_join_deadline, max(0.0, plan["at"] - now), data=data, name=close_name)
 
 
-def join_minutes(args: list[str] | None) -> int | None:
-    """``/newgame 15``: the host's join deadline in minutes (1-60); None if not given."""
-    if not args or not args[0].isascii() or not args[0].isdigit() or len(args[0]) > 3:
-        return None
-    return max(1, min(lobby_clock.MAX_MINUTES, int(args[0])))
+def join_minutes(args: list[str] | None) -> tuple[int | None, bool]:
+    """``/newgame 15``: the host's join deadline in minutes (1-60; None: not given) and
+    whether the argument was not such a number: a whole number above 60 gives 60, anything
+    else (``0``, ``-5``, ``abc``, ``1e9``) the default; the host is then told which."""
+    if not args:
+        return None, False
+    arg = args[0]
+    if not arg.isascii() or not arg.isdigit():
+        return None, True
+    minutes = int(arg[-6:]) if len(arg.lstrip("0")) <= 6 else lobby_clock.MAX_MINUTES + 1
+    if minutes > lobby_clock.MAX_MINUTES:
+        return lobby_clock.MAX_MINUTES, True
+    return (minutes, False) if minutes >= 1 else (None, True)
+
+
+def minutes_note(t: Translator, arg: str, minutes: int) -> str:
+    """What the host is told when their join time was not one (see :func:`join_minutes`)."""
+    return t.ngettext(
+        "⏰ The join time is a whole number of minutes from 1 to 60; “{arg}” is not one, so "
+        "joining stays open for {minutes} minute.",
+        "⏰ The join time is a whole number of minutes from 1 to 60; “{arg}” is not one, so "
+        "joining stays open for {minutes} minutes.",
+        minutes,
+        arg=esc(arg[:16]),
+        minutes=minutes,
+    )
 
 
 async def set_join_deadline(context: Ctx, chat_id: int, user_id: int, minutes: int) -> bool:

@@ -30,11 +30,19 @@ from .common import (
     reply,
     svc,
 )
-from .join_deadline import arm_lobby, join_minutes, maybe_autostart, set_join_deadline, tell_in
+from .join_deadline import (
+    arm_lobby,
+    join_minutes,
+    maybe_autostart,
+    minutes_note,
+    set_join_deadline,
+    tell_in,
+)
 from .members import member_of
 from .starting import commit_start
 
 log = logging.getLogger(__name__)
+DEFAULT_MINUTES = lobby_clock.DEFAULT_MINUTES
 
 
 async def cmd_newgame(update: Update, context: Ctx) -> None:
@@ -53,14 +61,18 @@ async def cmd_newgame(update: Update, context: Ctx) -> None:
         await reply(context, message, t._("You are already playing in another group."))
         return
     settings = await s.store.get_user(user.id)
-    minutes = join_minutes(context.args)
+    args = context.args or []
+    minutes, odd = join_minutes(args)
+    note = minutes_note(t, args[0], minutes or DEFAULT_MINUTES) if odd else None
     table = lobby.new_lobby(player_from(user, ready=bool(settings.get("dm"))))
-    lobby_clock.set_deadline(table, minutes or lobby_clock.DEFAULT_MINUTES)
+    lobby_clock.set_deadline(table, minutes or DEFAULT_MINUTES)
     try:
         await s.commit.create(chat.id, table)
     except GameExists:
         if minutes and await set_join_deadline(context, chat.id, user.id, minutes):
-            return  # the host chose another join deadline: the lobby shows it
+            if note:  # the host chose another join deadline: the lobby shows it
+                await reply(context, message, note)
+            return
         await reply(
             context,
             message,
@@ -69,6 +81,8 @@ async def cmd_newgame(update: Update, context: Ctx) -> None:
         return
     arm_lobby(context.application, chat.id, table)
     await s.store.claim_player(user.id, chat.id)
+    if note:
+        await reply(context, message, note)
     await tell_subscribers(context, chat.id, chat.title or "")
 
 

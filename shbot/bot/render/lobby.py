@@ -41,8 +41,10 @@ def lobby_text(t: Translator, table: Table, *, closed: str | None = None) -> str
     if waiting:
         lines.append(
             t._(
-                "⏳ These players still have to open a private chat with me, where I will "
-                "send their secret role: tap “Open private chat”, then Start."
+                "⏳ Still to open a private chat with me, where I send the secret roles: "
+                "{names}. Until then they do not count toward the 5 players. Tap “Open "
+                "private chat”, then Start.",
+                names=unready_names(t, table),
             )
         )
     lines.append(t._("Press Join to play. A game needs 5 to 10 players; the host starts it."))
@@ -59,9 +61,10 @@ def deadline_lines(t: Translator, table: Table) -> list[str]:
         return []
     lines = [
         t._(
-            "⏰ Joining closes at {time}: the game then starts by itself with 5 or more "
-            "players (it starts at once when 10 have joined). The host can pick another "
-            "time with /newgame and a number of minutes, e.g. /newgame 15.",
+            "⏰ Joining closes at {time}: the game then starts by itself if 5 or more "
+            "players have opened a private chat with me (it starts at once when 10 have). "
+            "The host can pick another time with /newgame and a number of minutes, e.g. "
+            "/newgame 15.",
             time=deadline_html(t, at),
         )
     ]
@@ -129,12 +132,27 @@ def join_payload(chat_id: int, gid: str) -> str:
     return f"j{chat_id}_{gid}".replace("-", "m")
 
 
-def lobby_closed_text(t: Translator, closed: str, by: str | None = None) -> str:
+def unready_names(t: Translator, table: Table) -> str:
+    """The lobby's players who have not opened the private chat yet."""
+    return t._(", ").join(isolated(p.name) for p in table.players if not p.ready)
+
+
+def lobby_closed_text(
+    t: Translator, closed: str, by: str | None = None, table: Table | None = None
+) -> str:
     """The last line of a lobby that no longer takes players."""
     if closed == "started":
         return t._("▶️ The game has started!")
     if closed == "everybody_left":
         return t._("Everybody left: the game is cancelled.")
+    if closed == "deadline" and table is not None and any(not p.ready for p in table.players):
+        return t._(
+            "⌛ Fewer than 5 players had opened a private chat with me by the join deadline "
+            "({ready} of {joined}): the game is cancelled. Still to open it: {names}.",
+            ready=lobby_clock.ready_count(table),
+            joined=len(table.players),
+            names=unready_names(t, table),
+        )
     if closed == "deadline":
         return t._("⌛ Fewer than 5 players by the join deadline: the game is cancelled.")
     if by:
