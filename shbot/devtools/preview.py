@@ -37,7 +37,7 @@ from shbot.i18n import (
     placeholders,
 )
 from shbot.i18n import translator as base_translator
-from shbot.table import Refusal
+from shbot.table import Player, Refusal, lobby, lobby_clock
 
 from .preview_game import NAMES, Shown, sample_games
 
@@ -95,6 +95,9 @@ def commands(t: Translator) -> list[Shown]:
         ("/practice", rs.practice_in_private_text(t), None),
         ("/ping", r.ping_too_soon_text(t, 42), None),
         ("⚠", r.unreachable_text(t, NAMES.get(t.locale, NAMES["en"])[2]), None),
+        ("/newgame abc", r.join_time_note(t, "abc", 10), None),
+        ("/newgame 999", r.join_time_note(t, "999", 60), None),
+        *_waiting_lobby(t),
     ]
     private: list[tuple[str, str, object]] = [
         ("/start", welcome_text(t), None),
@@ -106,6 +109,8 @@ def commands(t: Translator) -> list[Shown]:
         ("/practice", rs.practice_busy_text(t, here=False), None),
         ("/practice", rs.practice_intro_text(t, 6), None),
         ("🔒", rs.private_mark(t), None),
+        ("/start j…", r.not_member_text(t), None),
+        ("/start j…", r.member_unknown_text(t), None),
     ]
     for settings in ({}, SETTINGS_CHANGED):
         text = rset.settings_text(t, "Club", settings, "normal")
@@ -113,6 +118,20 @@ def commands(t: Translator) -> list[Shown]:
     shown = [Shown("group", "Commands", name, text, _rows(kb)) for name, text, kb in group]
     shown += [Shown("private", "Commands", name, text, _rows(kb)) for name, text, kb in private]
     return shown
+
+
+def _waiting_lobby(t: Translator) -> list[tuple[str, str, object]]:
+    """A lobby of five where two have not opened the private chat, then its end at the
+    join deadline."""
+    names = NAMES.get(t.locale, NAMES["en"])
+    table = lobby.new_lobby(Player(1, names[0], ready=True), created=1000.0)
+    table.players += [Player(i, names[i - 1], ready=i < 4) for i in range(2, 6)]
+    lobby_clock.set_deadline(table, 10, now=1000.0)
+    closed = r.lobby_closed_text(t, "deadline", None, table)
+    return [
+        ("/newgame", r.lobby_text(t, table), r.lobby_keyboard(t, table, "shbot", -100)),
+        ("⌛", r.lobby_text(t, table, closed=closed), None),
+    ]
 
 
 def toasts(t: Translator) -> list[Shown]:

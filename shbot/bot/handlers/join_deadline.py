@@ -10,7 +10,7 @@ from typing import Any
 from telegram import Message
 from telegram.ext import Application
 
-from shbot.i18n import Translator, esc
+from shbot.i18n import Translator
 from shbot.storage import NoGame, StoreUnavailable
 from shbot.table import Refusal, lobby_clock
 from shbot.table.model import Table
@@ -51,19 +51,6 @@ def join_minutes(args: list[str] | None) -> tuple[int | None, bool]:
     if minutes > lobby_clock.MAX_MINUTES:
         return lobby_clock.MAX_MINUTES, True
     return (minutes, False) if minutes >= 1 else (None, True)
-
-
-def minutes_note(t: Translator, arg: str, minutes: int) -> str:
-    """What the host is told when their join time was not one (see :func:`join_minutes`)."""
-    return t.ngettext(
-        "⏰ The join time is a whole number of minutes from 1 to 60; “{arg}” is not one, so "
-        "joining stays open for {minutes} minute.",
-        "⏰ The join time is a whole number of minutes from 1 to 60; “{arg}” is not one, so "
-        "joining stays open for {minutes} minutes.",
-        minutes,
-        arg=esc(arg[:16]),
-        minutes=minutes,
-    )
 
 
 async def set_join_deadline(context: Ctx, chat_id: int, user_id: int, minutes: int) -> bool:

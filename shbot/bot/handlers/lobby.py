@@ -34,7 +34,6 @@ from .join_deadline import (
     arm_lobby,
     join_minutes,
     maybe_autostart,
-    minutes_note,
     set_join_deadline,
     tell_in,
 )
@@ -63,7 +62,7 @@ async def cmd_newgame(update: Update, context: Ctx) -> None:
     settings = await s.store.get_user(user.id)
     args = context.args or []
     minutes, odd = join_minutes(args)
-    note = minutes_note(t, args[0], minutes or DEFAULT_MINUTES) if odd else None
+    note = r.join_time_note(t, args[0], minutes or DEFAULT_MINUTES) if odd else None
     table = lobby.new_lobby(player_from(user, ready=bool(settings.get("dm"))))
     lobby_clock.set_deadline(table, minutes or DEFAULT_MINUTES)
     try:

@@ -21,6 +21,7 @@ from telegram.constants import ChatMemberStatus
 from shbot.storage import NoGame, StoreUnavailable
 from shbot.table import Refusal, lobby
 
+from .. import render as r
 from .common import Ctx, current_table, is_group, reply, svc
 
 log = logging.getLogger(__name__)
@@ -47,16 +48,7 @@ async def member_of(
     if inside:
         return True
     t = await s.t_user(user)
-    if inside is None:
-        text = t._(
-            "I could not check with Telegram that you are a member of the group. Please try "
-            "again in a moment."
-        )
-    else:
-        text = t._(
-            "Only members of the group can join its game. Join the group first, then press "
-            "Join in its lobby."
-        )
+    text = r.member_unknown_text(t) if inside is None else r.not_member_text(t)
     if query is not None:
         await query.answer(text, show_alert=True)
     else:

@@ -166,3 +166,31 @@ def unreachable_text(t: Translator, player: str) -> str:
         "me and press Start: I will send you what you missed.",
         name=isolated(player),
     )
+
+
+def join_time_note(t: Translator, arg: str, minutes: int) -> str:
+    """``/newgame abc``: the join time was not a whole number of minutes from 1 to 60."""
+    return t.ngettext(
+        "⏰ The join time is a whole number of minutes from 1 to 60; “{arg}” is not one, so "
+        "joining stays open for {minutes} minute.",
+        "⏰ The join time is a whole number of minutes from 1 to 60; “{arg}” is not one, so "
+        "joining stays open for {minutes} minutes.",
+        minutes,
+        arg=esc(arg[:16]),
+        minutes=minutes,
+    )
+
+
+def not_member_text(t: Translator) -> str:
+    return t._(
+        "Only members of the group can join its game. Join the group first, then press "
+        "Join in its lobby."
+    )
+
+
+def member_unknown_text(t: Translator) -> str:
+    """Telegram could not say whether the joiner is a member (a 5xx, a 429, a timeout)."""
+    return t._(
+        "I could not check with Telegram that you are a member of the group. Please try "
+        "again in a moment."
+    )
