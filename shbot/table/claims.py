@@ -180,7 +180,10 @@ def _sight(table: Table, rnd: int, kind: ClaimKind, seat: int, target: int | Non
     if early is not None:  # its prompt is out already, maybe answered
         held = _part(table, "held").pop(k, None)
         if held is not None:
-            _publish(table, k, Claim.from_list(held))
+            said = Claim.from_list(held)
+            _publish(table, k, said)
+            if said.kind is not ClaimKind.NONE:  # their prompt said the group would hear it
+                table.owe(f"claim:{k}", table.at(seat).id)
         return
     if not table.game.is_over:
         _fold(table, k, seat)
