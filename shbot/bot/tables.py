@@ -41,8 +41,10 @@ class Tables:
             self._built[record.chat_id] = (record.data, table)
 
     def pop(self, chat_id: int, default: GameRecord | None = None) -> GameRecord | None:
-        """Forget the group's record (and its table); the record, else ``default``."""
+        """Forget the group's record (and its table, and the delivery facts not written:
+        lost, as in a crash, they cost a no-op edit); the record, else ``default``."""
         self._built.pop(chat_id, None)
+        self._unsaved.pop(chat_id, None)
         return self._records.pop(chat_id, default)
 
     def chat_of(self, gid: str) -> int | None:
