@@ -57,6 +57,11 @@ async def test_the_presidents_claim_is_asked_on_the_discard_edit_and_held_until_
             newest = bot.fake.message(group.id, table.shown["round:2"])
             assert "(President): 🔴🔴🔴" in newest.text, newest.text
             assert claims.claim_of(table, "1:drawn") is not None
+            # Heard: the President's message no longer says the group will hear it later.
+            president = by_id[table.at(claims.offered(table)["1:drawn"][0]).id]
+            (hand,) = [m for m in bot.fake.messages(president.id) if "🔴🔴🔴" in m.text]
+            assert hand.text.endswith("🗣 Round 1: you told the group: 🔴🔴🔴."), hand.text
+            assert not hand.buttons()
 
     played = await play_planned(
         bot, users, ["F", "L", "L", "L", "L", "L"], group=group, before=hook

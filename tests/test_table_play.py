@@ -213,6 +213,38 @@ def test_an_enactment_owes_the_board_and_closes_the_round() -> None:
     assert table.owed["prompt:4"][2]["done"] == ["enact", "F"]
 
 
+@pytest.mark.parametrize("delivered", [False, True])
+def test_a_claim_the_closed_rounds_message_still_owed_rides_in_the_recap(delivered: bool) -> None:
+    """Issue 31: the Chancellor claims a second before the President's execution. The
+    round's message owed the claim; the execution closes the round (not edited again), so
+    the next round's recap carries it, unless that message had shown it already."""
+    table = scripted()
+    game_of(table).fascist = 3  # the next Fascist policy grants an execution (5 players)
+    elect(table, 1)
+    press(table, 0, Discard(0, "L"))
+    press(table, 1, Enact(1, "F"))
+    assert game_of(table).phase is Phase.EXECUTION
+    table.owed.pop("round:1")  # the enactment and the power are on screen
+    table.stages["round:1"] = "execution"
+    step = claims.button_step(table, "1:received")
+    claims.claim(table, table.gid, step, table.at(1).id, "rFF")
+    assert "round:1" in table.owed  # the claim, owed to the newest round's message
+    if delivered:
+        table.delivered("round:1", table.owed["round:1"][0], 5, keep=True, stage="execution")
+    press(table, 0, Execute(0, 2))
+    recap = next(e[1] for e in table.round_log if e[0] == RECAP)
+    assert recap["round"] == 1 and table.owed["round:1"][2]["told"] is True
+    assert recap.get("claims", False) is not delivered
+    kinds = [e[0] for e in recap["log"]]
+    assert "executed" in kinds and "power_granted" not in kinds  # shown with its step
+    from shbot.bot.render.table import round_text
+    from shbot.i18n import translator
+
+    text = round_text(translator("en"), table)
+    assert text.startswith("<b>Round 2</b>") and "↩ Round 1: " in text
+    assert ("🗣 R1: " in text and "(Chancellor): 🔴🔴" in text) is not delivered, text
+
+
 def test_the_chancellors_answered_hand_becomes_the_claim_prompt() -> None:
     """Shown and answered by the enactment that opens the sight: one edit of that message
     says what was done and asks for the claim (no new message, no separate edit)."""

@@ -62,6 +62,7 @@ class Commit:
             fresh = False
             for _ in range(RETRIES):
                 record = await self._load(chat_id, fresh)
+                since = self.outbox.tables.mark(record)  # the delivery facts it holds
                 table = self.outbox.tables.working_copy(record)
                 logs.bind(chat=chat_id, game=table.gid)  # what follows is about this game
                 if update_key is not None and table.duplicate(update_key):
@@ -83,6 +84,7 @@ class Commit:
                 except VersionConflict:
                     fresh = True
                     continue
+                self.outbox.tables.replay(saved, table, since)  # those recorded since
                 self.outbox.committed(chat_id, saved, after_seq=seq, table=table)
                 if self.watch is not None:
                     self.watch(chat_id, table)
@@ -123,6 +125,7 @@ class Commit:
                     record = await self._load(chat_id, fresh)
                 except NoGame:
                     return False
+                since = self.outbox.tables.mark(record)
                 table = self.outbox.tables.working_copy(record)
                 if table.gid != gid:
                     return False
@@ -134,6 +137,7 @@ class Commit:
                     continue
                 except NoGame:
                     return False
+                self.outbox.tables.replay(saved, table, since)
                 self.outbox.tables.remember(saved, table)
                 return True
         return False

@@ -15,6 +15,10 @@ from typing import Any
 from shbot.storage import GameRecord
 from shbot.table import Table
 
+#: Delivery facts recorded in place and not yet written, kept per group (one worker per
+#: group records them, one Telegram call each, and the group's next write takes them).
+KEPT_FACTS = 16
+
 
 class Tables:
     """The newest record of each group and the table built from it; a built table is valid
@@ -23,6 +27,9 @@ class Tables:
     def __init__(self) -> None:
         self._records: dict[int, GameRecord] = {}
         self._built: dict[int, tuple[dict[str, Any], Table]] = {}
+        # Delivery facts recorded in place, not in the store yet: (number, game, change).
+        self._unsaved: dict[int, list[tuple[int, str, Callable[[Table], Any]]]] = {}
+        self._count = 0
 
     def get(self, chat_id: int) -> GameRecord | None:
         return self._records.get(chat_id)
@@ -34,8 +41,10 @@ class Tables:
             self._built[record.chat_id] = (record.data, table)
 
     def pop(self, chat_id: int, default: GameRecord | None = None) -> GameRecord | None:
-        """Forget the group's record (and its table); the record, else ``default``."""
+        """Forget the group's record (and its table, and the delivery facts not written:
+        lost, as in a crash, they cost a no-op edit); the record, else ``default``."""
         self._built.pop(chat_id, None)
+        self._unsaved.pop(chat_id, None)
         return self._records.pop(chat_id, default)
 
     def chat_of(self, gid: str) -> int | None:
@@ -61,7 +70,36 @@ class Tables:
     def record_in_place(self, record: GameRecord, change: Callable[[Table], Any]) -> None:
         """Apply a delivery fact (``change`` touches only what was owed, shown, the call
         times and the players' newest private message in ``talk``) to the cached record and
-        its table, without building either again."""
+        its table, without building either again. It reaches the store with the next write;
+        until then it is kept, for a write from a table read before it (:meth:`replay`)."""
+        self._apply(record, change)
+        self._count += 1
+        kept = self._unsaved.setdefault(record.chat_id, [])
+        kept.append((self._count, str(record.data.get("gid")), change))
+        del kept[:-KEPT_FACTS]
+
+    def mark(self, record: GameRecord) -> int:
+        """What a table read from ``record`` holds of the facts recorded in place: all of
+        them if it is the cached record, none if it came from the store."""
+        kept = self._unsaved.get(record.chat_id)
+        cached = self._records.get(record.chat_id) is record
+        return kept[-1][0] if kept and cached else 0
+
+    def replay(self, record: GameRecord, table: Table, since: int) -> None:
+        """``record`` (and its ``table``) was just written from a table read at ``since``
+        (:meth:`mark`): the facts recorded in place after that, on the record it replaced
+        (or never written), are applied to it too, so a write never undoes a delivery (its
+        slot would stay owed: a no-op edit after a restart, a claim prompt closed for
+        nothing at the end). They ride in the next write; the others are in the store."""
+        gid = str(record.data.get("gid"))
+        later = [f for f in self._unsaved.get(record.chat_id, []) if f[0] > since and f[1] == gid]
+        self._unsaved[record.chat_id] = later
+        if later:
+            self._built[record.chat_id] = (record.data, table)
+            for _, _, change in later:
+                self._apply(record, change)
+
+    def _apply(self, record: GameRecord, change: Callable[[Table], Any]) -> None:
         table = self.table(record)
         change(table)
         fields = {"owed": table.owed, "shown": table.shown, "calls": table.calls}

@@ -119,8 +119,8 @@ def close_prompts(table: Table) -> None:
             continue
         # Not sent yet, or what they see (no message noted for them: a game kept from
         # before this was noted; closed, as then). An owed entry of a message already out is
-        # no reason: an edit recorded in place may leave one behind (the next commit's
-        # table was read before it), and that message may have scrolled away long ago.
+        # no reason: an edit recorded in place and lost in a crash leaves one behind, and
+        # that message may have scrolled away long ago.
         if (mid is None and slot in table.owed) or (
             mid is not None and newest.get(str(user), mid) == mid
         ):
@@ -180,7 +180,10 @@ def _sight(table: Table, rnd: int, kind: ClaimKind, seat: int, target: int | Non
     if early is not None:  # its prompt is out already, maybe answered
         held = _part(table, "held").pop(k, None)
         if held is not None:
-            _publish(table, k, Claim.from_list(held))
+            said = Claim.from_list(held)
+            _publish(table, k, said)
+            if said.kind is not ClaimKind.NONE:  # their prompt said the group would hear it
+                table.owe(f"claim:{k}", table.at(seat).id)
         return
     if not table.game.is_over:
         _fold(table, k, seat)
@@ -331,10 +334,12 @@ def claim_of(table: Table, k: str) -> Claim | None:
     return None if data is None else Claim.from_list(data)
 
 
-def told_in(table: Table, rnd: int) -> list[int]:
-    """The earlier rounds with a claim shown in round ``rnd``'s message."""
+def told_in(table: Table, rnd: int, *, own: bool = False) -> list[int]:
+    """The earlier rounds with a claim shown in round ``rnd``'s message (``own``: and
+    ``rnd`` itself, if a claim of its own was made while it was the newest)."""
     told = _part(table, "told")
-    return sorted({parse_key(k)[0] for k, r in told.items() if r == rnd and parse_key(k)[0] < rnd})
+    last = rnd + 1 if own else rnd
+    return sorted({parse_key(k)[0] for k, r in told.items() if r == rnd and parse_key(k)[0] < last})
 
 
 def kept(table: Table, rnd: int) -> bool:

@@ -155,16 +155,26 @@ RECAP = "recap"
 def _close_round(table: Table, bgame: Game, closed_log: list[list[Any]]) -> None:
     """Owe the closed round's last edit. A round closed by a private step (a session or a
     power) left its message without buttons: the next round's message, sent anyway, tells
-    what came after the vote (``RECAP``), so the old message need not be edited again when
-    the group last saw it past its vote (``told``: the outbox then spends no call on it)."""
+    what came after the vote (``RECAP``), so the old one need not be edited again when the
+    group last saw it past its vote (``told``: the outbox then spends no call on it). The
+    recap carries every line the old message still owed: the events after the vote (a power
+    granted too, when the group last saw the session there), and the claims shown in that
+    round's message (``claims``) when its last edit was still owed: a claim pressed a moment
+    before a power would otherwise never reach the group."""
     told = bgame.phase in PRIVATE_PHASES
+    slot = f"round:{bgame.round}"
     if told:
         voted = [i for i, e in enumerate(closed_log) if e[0] == Kind.VOTE_RESULT.value]
-        shown = (Kind.CONFIRMED_NOT_HITLER.value, Kind.POWER_GRANTED.value)  # with a step
+        shown = [Kind.CONFIRMED_NOT_HITLER.value]  # shown with the session's step
+        if table.stages.get(slot) != "session":
+            shown.append(Kind.POWER_GRANTED.value)  # shown with the power's step
         tail = [e for e in closed_log[voted[-1] + 1 :] if e[0] not in shown] if voted else []
-        if tail:
-            table.round_log.insert(1, [RECAP, {"round": bgame.round, "log": tail}])
-    table.owe(f"round:{bgame.round}", payload={"log": closed_log, "closed": True, "told": told})
+        recap: dict[str, Any] = {"round": bgame.round, "log": tail}
+        if slot in table.owed and claims.told_in(table, bgame.round, own=True):
+            recap["claims"] = True
+        if tail or "claims" in recap:
+            table.round_log.insert(1, [RECAP, recap])
+    table.owe(slot, payload={"log": closed_log, "closed": True, "told": told})
 
 
 def _close_prompt(before: Table, table: Table, outcome: Outcome, timeout: str | None) -> None:

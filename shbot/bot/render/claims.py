@@ -197,11 +197,12 @@ def history_lines(t: Translator, table: Table) -> list[str]:
     return [t._("<b>🗣 Claims</b>"), *lines] if lines else []
 
 
-def earlier_lines(t: Translator, table: Table, rnd: int) -> list[str]:
+def earlier_lines(t: Translator, table: Table, rnd: int, *, own: bool = False) -> list[str]:
     """Round ``rnd``'s message lines for claims of earlier rounds made while it was the
-    newest ("🗣 R3: ..."): their own round's message had scrolled away."""
+    newest ("🗣 R3: ..."): their own round's message had scrolled away. ``own``: the claims
+    of round ``rnd`` too, for the recap of a closed round in the next one's message."""
     lines = []
-    for earlier in claims.told_in(table, rnd):
+    for earlier in claims.told_in(table, rnd, own=own):
         parts = claim_parts(t, table, earlier)
         if parts is not None:
             lines.append("🗣 " + t._("R{round}: {claims}", round=earlier, claims=parts))

@@ -204,7 +204,10 @@ def round_text(t: Translator, table: Table) -> str:
     for kind, data in table.round_log:
         if kind == RECAP:
             told = " ".join(log_lines(t, table, data["log"]))
-            lines.append(t._("↩ Round {round}: {events}", round=data["round"], events=told))
+            if told:
+                lines.append(t._("↩ Round {round}: {events}", round=data["round"], events=told))
+            if data.get("claims"):  # claims its message never showed (play._close_round)
+                lines += earlier_lines(t, table, data["round"], own=True)
             continue
         lines += log_lines(t, table, [[kind, data]])
     lines += [line for line in (claim_line(t, table, rnd),) if line]
