@@ -61,6 +61,14 @@ def series(t: Translator, items: Sequence[str]) -> str:
     return format_list(list(items), locale=t.locale)
 
 
+def on_one_line(t: Translator, parts: Sequence[str]) -> str:
+    """Items side by side on one line ("🔍 Investigate Loyalty · 👁 Policy Peek"), with the
+    reader's language's separator."""
+    # Translators: the separator between items side by side on one line, as in "🔍 Investigate
+    # Loyalty · 👁 Policy Peek" or "🗳 2/5: ☑️ Léa · ⏳ Marc" (spaces included).
+    return t.pgettext("separator", " · ").join(parts)
+
+
 def name_series(t: Translator, names: Sequence[str], seats: Sequence[int]) -> str:
     """Players named inside a sentence ("Léa and Marc did not vote")."""
     if not seats:

@@ -29,6 +29,7 @@ from .common import (
     markup,
     name,
     name_list,
+    on_one_line,
     policy,
     power_name,
 )
@@ -59,7 +60,7 @@ def board_text(t: Translator, table: Table) -> str:
         t._("Fascist policies: {track} {count}/6", track="".join(slots), count=view["fascist"])
     )
     present = [p for p in dict.fromkeys(view["powers"]) if p]
-    legend = " · ".join(f"{POWER_ICON[p]} {power_name(t, p)}" for p in present)
+    legend = on_one_line(t, [f"{POWER_ICON[p]} {power_name(t, p)}" for p in present])
     lines.append(f"<i>{legend}</i>")
     if view["veto_unlocked"]:
         lines.append(t._("✋ Veto power is unlocked."))
@@ -203,7 +204,7 @@ def round_text(t: Translator, table: Table) -> str:
         lines.append(t._("<i>(special election)</i>"))
     for kind, data in table.round_log:
         if kind == RECAP:
-            told = " ".join(log_lines(t, table, data["log"]))
+            told = sentences(t, log_lines(t, table, data["log"]))
             lines.append(t._("↩ Round {round}: {events}", round=data["round"], events=told))
             continue
         lines += log_lines(t, table, [[kind, data]])
@@ -213,6 +214,17 @@ def round_text(t: Translator, table: Table) -> str:
         lines += ["", glance_line(t, table)]
         lines += [line for line in (prompt_line(t, table), waiting_line(t, table)) if line]
     return fit("\n".join(lines))
+
+
+def sentences(t: Translator, lines: list[str]) -> str:
+    """Sentences in a row on one line (the recap), joined as the reader's language does:
+    Japanese puts no space after 。."""
+    text = lines[0] if lines else ""
+    for line in lines[1:]:
+        # Translators: two sentences in a row in the recap line: "📜 A Fascist policy was
+        # enacted. 💀 Léa executed Marc." Japanese: no space after 。.
+        text = t.pgettext("sentences in a row", "{sentence} {next}", sentence=text, next=line)
+    return text
 
 
 def log_lines(t: Translator, table: Table, log: list[list[Any]]) -> list[str]:
@@ -269,7 +281,7 @@ def glance_line(t: Translator, table: Table) -> str:
     )
     if table.deadline is not None:
         parts.append(t._("⏰ until {time}", time=deadline_html(t, table.deadline)))
-    return f"<i>{' · '.join(parts)}</i>"
+    return f"<i>{on_one_line(t, parts)}</i>"
 
 
 def deadline_html(t: Translator, at: float) -> str:
@@ -289,7 +301,7 @@ def mention(table: Table, seat: int) -> str:
 
 def waiting_line(t: Translator, table: Table) -> str | None:
     """During a vote, how many and who have voted and who not — never how:
-    "🗳 2/3: ✅ Alice, Léa · ⏳ Mika".
+    "🗳 2/3: ☑️ Alice, Léa · ⏳ Mika" (☑️: ✅ marks a player confirmed not Hitler).
     While a President nominates, who is term-limited."""
     game = table.game
     assert game is not None
@@ -299,8 +311,11 @@ def waiting_line(t: Translator, table: Table) -> str | None:
         limited = [s for s in view["term_limited"] if view["alive"][s]]
         if not limited:
             return None
-        return t._(
+        # Translators: who cannot be nominated Chancellor now (one name or more).
+        return t.ngettext(
             "⛔ Term-limited: {names}",
+            "⛔ Term-limited: {names}",
+            len(limited),
             names=t._(", ").join(light_name(names, s) for s in limited),
         )
     if game.phase is not Phase.VOTE:
@@ -310,15 +325,15 @@ def waiting_line(t: Translator, table: Table) -> str | None:
     waiting = [s for s in living if not view["voted"][s]]
     parts = []
     if voted:
-        parts.append("✅ " + t._(", ").join(light_name(names, s) for s in voted))
+        parts.append("☑️ " + t._(", ").join(light_name(names, s) for s in voted))
     if waiting:
         parts.append("⏳ " + t._(", ").join(light_name(names, s) for s in waiting))
-    # Translators: the vote's progress, "🗳 2/3: ✅ Alice, Léa · ⏳ Mika".
+    # Translators: the vote's progress, "🗳 2/3: ☑️ Alice, Léa · ⏳ Mika".
     return t._(
         "🗳 {voted}/{living}: {lists}",
         voted=len(voted),
         living=len(living),
-        lists=" · ".join(parts),
+        lists=on_one_line(t, parts),
     )
 
 
