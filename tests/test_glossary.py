@@ -178,8 +178,7 @@ def test_each_pair_keeps_one_word() -> None:
 def test_glued_text_is_joined_as_each_language_writes_it() -> None:
     """The recap's sentences and the items of a line are joined by the catalog's joiners:
     no space after 。 in Japanese (review ja-4 D1)."""
-    from shbot.bot.render.common import on_one_line
-    from shbot.bot.render.table import sentences
+    from shbot.bot.render.common import on_one_line, sentences
     from shbot.i18n import translator
 
     ja, en = translator("ja"), translator("en")

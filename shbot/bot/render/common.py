@@ -69,6 +69,17 @@ def on_one_line(t: Translator, parts: Sequence[str]) -> str:
     return t.pgettext("separator", " · ").join(parts)
 
 
+def sentences(t: Translator, lines: list[str]) -> str:
+    """Sentences in a row on one line (the recap), joined as the reader's language does:
+    Japanese puts no space after 。."""
+    text = lines[0] if lines else ""
+    for line in lines[1:]:
+        # Translators: two sentences in a row in the recap line: "📜 A Fascist policy was
+        # enacted. 💀 Léa executed Marc." Japanese: no space after 。.
+        text = t.pgettext("sentences in a row", "{sentence} {next}", sentence=text, next=line)
+    return text
+
+
 def name_series(t: Translator, names: Sequence[str], seats: Sequence[int]) -> str:
     """Players named inside a sentence ("Léa and Marc did not vote")."""
     if not seats:

@@ -32,6 +32,7 @@ from .common import (
     on_one_line,
     policy,
     power_name,
+    sentences,
 )
 
 #: The board shows only what changes with the policies, the tracker and the seats' fates
@@ -214,17 +215,6 @@ def round_text(t: Translator, table: Table) -> str:
         lines += ["", glance_line(t, table)]
         lines += [line for line in (prompt_line(t, table), waiting_line(t, table)) if line]
     return fit("\n".join(lines))
-
-
-def sentences(t: Translator, lines: list[str]) -> str:
-    """Sentences in a row on one line (the recap), joined as the reader's language does:
-    Japanese puts no space after 。."""
-    text = lines[0] if lines else ""
-    for line in lines[1:]:
-        # Translators: two sentences in a row in the recap line: "📜 A Fascist policy was
-        # enacted. 💀 Léa executed Marc." Japanese: no space after 。.
-        text = t.pgettext("sentences in a row", "{sentence} {next}", sentence=text, next=line)
-    return text
 
 
 def log_lines(t: Translator, table: Table, log: list[list[Any]]) -> list[str]:
