@@ -71,7 +71,11 @@ _TEXTS: dict[str, str] = {
         "investigation results, peeked policies) are sent to you there, never to the "
         "group.\n"
         "• Every action is a button: nominating, voting, discarding, using a power.\n"
-        "• Anyone may claim anything. The bot never checks claims, and lying is allowed."
+        "• Anyone may claim anything, and lying is allowed. After each Legislative Session "
+        "the President and the Chancellor can tell the group what they saw with the 🗣 claim "
+        "buttons (so can a President after an investigation or a peek). The bot never says "
+        "who lies: it marks with ⚠ a claim that public facts make impossible, and shows what "
+        "each player really saw only when the game is over."
     ),
     "setup": N_(
         "A game needs 5 to 10 players. The bot deals the secret roles at random:\n"
@@ -147,8 +151,8 @@ _TEXTS: dict[str, str] = {
         "\n"
         "Here, the bot shows the policies in your private chat, with a button for each. "
         "Discarded policies are never shown during the game. The President "
-        "and the Chancellor may tell the group what they saw, truthfully or not: nobody can "
-        "check.\n"
+        "and the Chancellor may then tell the group what they saw (the 🗣 claim buttons), "
+        "truthfully or not: what they really held is shown only when the game is over.\n"
         "\n"
         "Enacting a policy sets the Election Tracker back to 0. If fewer than 3 tiles are "
         "left in the draw pile afterwards, the discard pile is shuffled together with it to "

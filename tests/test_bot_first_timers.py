@@ -24,7 +24,7 @@ async def test_an_execution_that_goes_on_and_the_voters_count(bot: Bot) -> None:
     texts = [c.shown_text() for c in group_calls(bot.fake, played.group.id)]
     line = f"\u2068<b>{names[executed[0]]}</b>\u2069 was not Hitler: the game goes on."
     assert any(line in text for text in texts), "nobody said the game goes on"
-    # Every vote line counts: "🗳 voted/living: ✅ ... · ⏳ ...", from 0 up to all.
+    # Every vote line counts: "🗳 voted/living: ☑️ ... · ⏳ ...", from 0 up to all.
     counts = [(int(a), int(b)) for text in texts for a, b in _COUNT.findall(text)]
     assert counts, "no counted voter line"
     assert all(0 <= a <= b and b in (7, 6) for a, b in counts), counts

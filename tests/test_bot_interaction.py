@@ -416,7 +416,7 @@ async def test_votes_are_secret_until_the_last_one_and_can_change(bot: Bot) -> N
     message = bot.fake.message(group.id, round_msg.message_id)
     text_one = message.text
     # Who voted shows (never how): the voter, then everyone the vote still waits for.
-    assert f"🗳 1/5: ✅ {names[0]} · ⏳ {', '.join(names[1:])}" in message.plain_text.splitlines()
+    assert f"🗳 1/5: ☑️ {names[0]} · ⏳ {', '.join(names[1:])}" in message.plain_text.splitlines()
     # Changing the vote is confirmed and shows nothing new in the group.
     query = await press_vote(users[0], False)
     assert h.answer(query).text == "Your vote: Nein! You can change it until everyone has voted."
@@ -433,7 +433,7 @@ async def test_votes_are_secret_until_the_last_one_and_can_change(bot: Bot) -> N
     for user, ja in zip(users[1:4], (True, False, True), strict=True):
         await press_vote(user, ja)
     message = bot.fake.message(group.id, round_msg.message_id)
-    assert f"🗳 4/5: ✅ {', '.join(names[:4])} · ⏳ {names[4]}" in message.plain_text.splitlines()
+    assert f"🗳 4/5: ☑️ {', '.join(names[:4])} · ⏳ {names[4]}" in message.plain_text.splitlines()
     for version in [*message.history, message.text]:
         assert "Ja! (" not in version and "Nein! (" not in version, version
     # The message says the same whoever voted what: one more change leaves it as it was.

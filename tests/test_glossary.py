@@ -5,6 +5,7 @@ docs/translating.md): no stale comments from fuzzy matching, the glossary's term
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from babel.messages.catalog import Catalog
@@ -31,16 +32,37 @@ GLOSSARY: dict[str, dict[str, str]] = {
     "Execution": {"ja": "処刑", "fr": "(?i:exécution)"},
     "confirmed not Hitler": {"ja": "ヒトラーではないと確定", "fr": "non-Hitler"},
     "chaos": {"ja": "混乱状態", "fr": "chaos"},
+    "claim": {"ja": "申告", "fr": "annon"},
+    "Legislative Session": {"ja": "立法", "fr": "(?i:législation)"},
+}
+#: One word for one thing on every surface (chat, picture caption, Mini App, /rules, buttons):
+#: (the word kept, then the words that named the same thing before; reviews ja-4 and fr-4).
+ONE_WORD: dict[str, list[tuple[str, ...]]] = {
+    "ja": [
+        ("申告", "主張"),  # a claim
+        ("コンピューター", "CPU"),  # a computer player
+        ("捨てる", "破棄"),  # discard
+        ("処刑", "死亡"),  # an executed (dead) player
+        ("募集中のゲーム", "ロビー"),  # the lobby
+        ("除外", "数えない"),  # a missing vote that is not counted
+        ("UTC", "UTC時間"),
+    ],
+    "fr": [
+        ("législation", "(?i:session législative)"),  # the Legislative Session
+        ("inéligible", "(?i:chancellerie interdite)"),  # term-limited
+        ("annonce", r"(?i)\baffirm"),  # a claim
+    ],
 }
 #: Words a review replaced: they must not come back (a new message, a fuzzy match).
 RETIRED: dict[str, list[str]] = {
     "ja": [
         "(?<!選挙)トラック", "タイル", "個別チャット", "私との", "立法会議", "協定世界時",
-        "行うことができる",
+        "行うことができる", *(word for pair in ONE_WORD["ja"] for word in pair[1:]),
     ],
     "fr": [
         r"\bpiste\b", r"\btuiles?\b", "conversation privée", r"\bnomm", r"\bnomination",
         r"avoir tiré", r"a tiré \{hand\}", r"vous seul\b", r"\(Président\)", r"\(Chancelier\)",
+        "allégeance", "\u202f", "[“”]", *(word for pair in ONE_WORD["fr"] for word in pair[1:]),
     ],
 }  # fmt: skip
 #: The msgids of /rules and of the cheat sheet (shbot/bot/render/rolecard.py).
@@ -117,3 +139,70 @@ def test_the_update_drops_what_fuzzy_matching_left_on_fixed_entries() -> None:
     assert fixed.user_comments == ["kept"]
     assert pending.user_comments == ['| msgid "Seat"'], "a fuzzy entry keeps its hint"
     assert _scrub(catalog) is False
+
+
+#: English words of any msgid -> the word the translation must use (every surface, not only
+#: /rules): a new message cannot bring back a second name for the same thing.
+EVERYWHERE: dict[str, dict[str, str]] = {
+    r"\bclaim": {"ja": "申告", "fr": "(?i:annon)"},
+    r"(?i)term-limited": {"ja": "任期満了", "fr": "(?i:inéligib)"},
+    r"\bsession\b": {"ja": "立法", "fr": "(?i:législation)"},
+    r"\b(?i:discard)(?! pile)": {"ja": "捨て", "fr": "(?i:défauss)"},
+    r"\bdead\b": {"ja": "処刑", "fr": "(?i:mort)"},
+}
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_one_word_for_one_thing_everywhere(lang: str) -> None:
+    bad = []
+    for m in messages(load(po_path(lang))):
+        for english, words in EVERYWHERE.items():
+            if not re.search(english, re.sub(r"\{\w+\}", "", ids(m)[0])):  # words, not {claim}
+                continue
+            for string in strings(m):
+                if not re.search(words[lang], string):
+                    bad.append(f"{ids(m)[0][:50]!r}: {english!r} is not {words[lang]!r}")
+    assert not bad, f"{lang}:\n" + "\n".join(bad)
+
+
+def test_each_pair_keeps_one_word() -> None:
+    """The words retired for each pair are really gone, and the word kept is in use."""
+    for lang, pairs in ONE_WORD.items():
+        text = "\n".join(s for m in messages(load(po_path(lang))) for s in strings(m))
+        for kept, *retired in pairs:
+            assert re.search(kept, text), f"{lang}: {kept!r} is used nowhere"
+            for word in retired:
+                assert not re.search(word, text), f"{lang}: {word!r} is back"
+
+
+def test_glued_text_is_joined_as_each_language_writes_it() -> None:
+    """The recap's sentences and the items of a line are joined by the catalog's joiners:
+    no space after 。 in Japanese (review ja-4 D1)."""
+    from shbot.bot.render.common import on_one_line, sentences
+    from shbot.i18n import translator
+
+    ja, en = translator("ja"), translator("en")
+    assert sentences(ja, ["📜 A。", "💀 B。", "C。"]) == "📜 A。💀 B。C。"
+    assert sentences(en, ["📜 A.", "B."]) == "📜 A. B."
+    assert sentences(en, []) == ""
+    assert on_one_line(ja, ["a", "b"]) == "a · b"
+
+
+#: Joins of user-visible parts with a literal separator. Allowed: icons side by side (the
+#: cheat sheet's track), a name's spaces squeezed, the points of an SVG path.
+LITERAL_JOIN = re.compile(r"""(?<![\w.])(["'])(?!\\n)[^"'\n]+\1\s*\.join\(""")
+NOT_TEXT = ('" ".join(track)', '" ".join(text.split())', "for x, y in _points(xy)")
+
+
+def test_render_code_joins_no_text_with_a_literal() -> None:
+    root = Path(__file__).resolve().parent.parent / "shbot"
+    files = [*(root / "bot" / "render").glob("*.py"), root / "bot" / "media.py"]
+    files += [*(root / "table").glob("*.py"), *(root / "webapp").glob("*.py")]
+    bad = []
+    for path in files:
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if LITERAL_JOIN.search(line) and not any(ok in line for ok in NOT_TEXT):
+                bad.append(f"{path.relative_to(root)}:{number}: {line.strip()}")
+    assert not bad, "join through the catalog (render.common.on_one_line, series):\n" + "\n".join(
+        bad
+    )

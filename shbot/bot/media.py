@@ -65,14 +65,14 @@ def _caption(t: Translator, table: Table) -> str:
     game = table.game
     assert game is not None
     names = table.names()
-    seats = " · ".join(f"{seat + 1} {r.light_name(names, seat)}" for seat in range(game.n))
+    seats = r.on_one_line(t, [f"{seat + 1} {r.light_name(names, seat)}" for seat in range(game.n)])
     lines = [t._("<b>📋 Board</b> — {players} players", players=game.n) + "\n" + seats]
     if game.is_over:
         lines.append(f"<i>{t._(PICTURE_ROLES)}</i>")
     else:
         powers = [p for p in dict.fromkeys(game.public_view()["powers"]) if p]
         legend = [f"{r.POWER_ICON[p]} {r.power_name(t, p)}" for p in powers]
-        lines.append(f"<i>{' · '.join([*legend, t._(PICTURE_LEGEND)])}</i>")
+        lines.append(f"<i>{r.on_one_line(t, [*legend, t._(PICTURE_LEGEND)])}</i>")
     return "\n".join(lines)
 
 

@@ -19,7 +19,7 @@ from shbot.table import claims
 from shbot.table.model import Table
 
 from .. import callbacks as cb
-from .common import POLICY_ICON, chunk, markup, name, party_short, policy
+from .common import POLICY_ICON, chunk, markup, name, on_one_line, party_short, policy
 
 
 def icons(policies: str) -> str:
@@ -96,7 +96,12 @@ def claim_parts(t: Translator, table: Table, rnd: int) -> str | None:
     if not parts:
         return None
     marks = [reason(t, names, c) for c in claims.all_conflicts(table) if c.round == rnd]
-    return " · ".join(parts) + "".join(f" {m}" for m in marks)
+    line = on_one_line(t, parts)
+    for mark in marks:
+        # Translators: the claims of a round, then a ⚠ about them: "Léa (President): 🔴🔴🔵 ·
+        # Marc (Chancellor): 🔴🔵 ⚠ the Chancellor's two policies must be …".
+        line = t.pgettext("claims, then a warning", "{claims} {warning}", claims=line, warning=mark)
+    return line
 
 
 def claim_line(t: Translator, table: Table, rnd: int) -> str | None:

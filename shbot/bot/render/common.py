@@ -61,6 +61,25 @@ def series(t: Translator, items: Sequence[str]) -> str:
     return format_list(list(items), locale=t.locale)
 
 
+def on_one_line(t: Translator, parts: Sequence[str]) -> str:
+    """Items side by side on one line ("🔍 Investigate Loyalty · 👁 Policy Peek"), with the
+    reader's language's separator."""
+    # Translators: the separator between items side by side on one line, as in "🔍 Investigate
+    # Loyalty · 👁 Policy Peek" or "🗳 2/5: ☑️ Léa · ⏳ Marc" (spaces included).
+    return t.pgettext("separator", " · ").join(parts)
+
+
+def sentences(t: Translator, lines: list[str]) -> str:
+    """Sentences in a row on one line (the recap), joined as the reader's language does:
+    Japanese puts no space after 。."""
+    text = lines[0] if lines else ""
+    for line in lines[1:]:
+        # Translators: two sentences in a row in the recap line: "📜 A Fascist policy was
+        # enacted. 💀 Léa executed Marc." Japanese: no space after 。.
+        text = t.pgettext("sentences in a row", "{sentence} {next}", sentence=text, next=line)
+    return text
+
+
 def name_series(t: Translator, names: Sequence[str], seats: Sequence[int]) -> str:
     """Players named inside a sentence ("Léa and Marc did not vote")."""
     if not seats:

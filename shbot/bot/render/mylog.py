@@ -116,7 +116,13 @@ def summary_lines(t: Translator, table: Table, seat: int) -> list[str]:
     fascists = [s for s, r in enumerate(game.roles) if r == FASCIST]
     return [
         t._("📜 <b>Your game</b>, {player}:", player=name(names, seat)),
-        f"{winner} {condition_text(t, game.condition.value)}",
+        # Translators: who won, then how: "🏁 The Fascists win! Hitler was elected Chancellor …".
+        t.pgettext(
+            "winner, then how",
+            "{winner} {how}",
+            winner=winner,
+            how=condition_text(t, game.condition.value),
+        ),
         you,
         final_tracks(t, game)[0],
         t.ngettext(

@@ -10,7 +10,7 @@ from shbot.i18n import Translator
 from shbot.table import Table
 
 from .. import callbacks as cb
-from .common import POWER_ICON, power_name
+from .common import POWER_ICON, on_one_line, power_name
 
 
 def cheat_sheet(t: Translator, table: Table) -> str:
@@ -22,8 +22,8 @@ def cheat_sheet(t: Translator, table: Table) -> str:
     for i, power in enumerate(game.powers):
         track.append("🏁" if i == 5 else POWER_ICON[str(power)] if power else "⬜")
     present = [str(p) for p in dict.fromkeys(game.powers) if p]
-    legend = " · ".join(
-        [*(f"{POWER_ICON[p]} {power_name(t, p)}" for p in present), t._("🏁 Fascists win")]
+    legend = on_one_line(
+        t, [*(f"{POWER_ICON[p]} {power_name(t, p)}" for p in present), t._("🏁 Fascists win")]
     )
     return "\n".join(
         [

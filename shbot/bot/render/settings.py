@@ -35,8 +35,12 @@ def parse_chat_arg(text: str) -> int | None:
         return None
 
 
-def timer_label(t: Translator, preset: str) -> str:
+def timer_label(t: Translator, preset: str, *, button: bool = False) -> str:
     seconds = TIMER_PRESETS[preset]
+    if seconds <= 0 and button:
+        # Translators: the button that turns the timers off ("Off" is the value in
+        # "⏱ Timers: Off").
+        return t._("No timers")
     if seconds <= 0:
         return t._("Off")
     if seconds % 60 == 0:
@@ -105,7 +109,9 @@ def settings_keyboard(
         worst = [b.text if b.text.startswith("✅ ") else f"✅ {b.text}" for b in buttons]
         return [list(buttons)] if not too_wide(worst) else [[b] for b in buttons]
 
-    timers = [button(timer_label(t, p), code, p == timer) for p, code in TIMER_CODES.items()]
+    timers = [
+        button(timer_label(t, p, button=True), code, p == timer) for p, code in TIMER_CODES.items()
+    ]
     standin = seats.standin_on(group)
     rows = [
         [button(LANGUAGE_NAMES[code], f"l{code}", code == lang) for code in LANGUAGES],

@@ -29,8 +29,10 @@ from .common import (
     markup,
     name,
     name_list,
+    on_one_line,
     policy,
     power_name,
+    sentences,
 )
 
 #: The board shows only what changes with the policies, the tracker and the seats' fates
@@ -59,7 +61,7 @@ def board_text(t: Translator, table: Table) -> str:
         t._("Fascist policies: {track} {count}/6", track="".join(slots), count=view["fascist"])
     )
     present = [p for p in dict.fromkeys(view["powers"]) if p]
-    legend = " · ".join(f"{POWER_ICON[p]} {power_name(t, p)}" for p in present)
+    legend = on_one_line(t, [f"{POWER_ICON[p]} {power_name(t, p)}" for p in present])
     lines.append(f"<i>{legend}</i>")
     if view["veto_unlocked"]:
         lines.append(t._("✋ Veto power is unlocked."))
@@ -203,7 +205,7 @@ def round_text(t: Translator, table: Table) -> str:
         lines.append(t._("<i>(special election)</i>"))
     for kind, data in table.round_log:
         if kind == RECAP:
-            told = " ".join(log_lines(t, table, data["log"]))
+            told = sentences(t, log_lines(t, table, data["log"]))
             if told:
                 lines.append(t._("↩ Round {round}: {events}", round=data["round"], events=told))
             if data.get("claims"):  # claims its message never showed (play._close_round)
@@ -272,7 +274,7 @@ def glance_line(t: Translator, table: Table) -> str:
     )
     if table.deadline is not None:
         parts.append(t._("⏰ until {time}", time=deadline_html(t, table.deadline)))
-    return f"<i>{' · '.join(parts)}</i>"
+    return f"<i>{on_one_line(t, parts)}</i>"
 
 
 def deadline_html(t: Translator, at: float) -> str:
@@ -292,7 +294,7 @@ def mention(table: Table, seat: int) -> str:
 
 def waiting_line(t: Translator, table: Table) -> str | None:
     """During a vote, how many and who have voted and who not — never how:
-    "🗳 2/3: ✅ Alice, Léa · ⏳ Mika".
+    "🗳 2/3: ☑️ Alice, Léa · ⏳ Mika" (☑️: ✅ marks a player confirmed not Hitler).
     While a President nominates, who is term-limited."""
     game = table.game
     assert game is not None
@@ -302,8 +304,11 @@ def waiting_line(t: Translator, table: Table) -> str | None:
         limited = [s for s in view["term_limited"] if view["alive"][s]]
         if not limited:
             return None
-        return t._(
+        # Translators: who cannot be nominated Chancellor now (one name or more).
+        return t.ngettext(
             "⛔ Term-limited: {names}",
+            "⛔ Term-limited: {names}",
+            len(limited),
             names=t._(", ").join(light_name(names, s) for s in limited),
         )
     if game.phase is not Phase.VOTE:
@@ -313,15 +318,15 @@ def waiting_line(t: Translator, table: Table) -> str | None:
     waiting = [s for s in living if not view["voted"][s]]
     parts = []
     if voted:
-        parts.append("✅ " + t._(", ").join(light_name(names, s) for s in voted))
+        parts.append("☑️ " + t._(", ").join(light_name(names, s) for s in voted))
     if waiting:
         parts.append("⏳ " + t._(", ").join(light_name(names, s) for s in waiting))
-    # Translators: the vote's progress, "🗳 2/3: ✅ Alice, Léa · ⏳ Mika".
+    # Translators: the vote's progress, "🗳 2/3: ☑️ Alice, Léa · ⏳ Mika".
     return t._(
         "🗳 {voted}/{living}: {lists}",
         voted=len(voted),
         living=len(living),
-        lists=" · ".join(parts),
+        lists=on_one_line(t, parts),
     )
 
 
