@@ -40,7 +40,7 @@ from tests.botplay import (
     running_bot,
 )
 from tests.fake_telegram import FakeChat, JSONDict, utf16_len
-from tests.harness import make_user, make_users
+from tests.harness import in_capitals, make_user, make_users
 
 EN = translator("en")
 NOT_PERSON = refusal_text(EN, Refusal("not_person"))
@@ -358,7 +358,7 @@ async def test_forged_start_payloads_join_nobody(bot: Bot) -> None:
         f"j{lid}_zzzz",  # the lobby's group, another game
         f"j{lid}_{lobby_table.gid}_x",
         f"j{lid}_{lobby_table.gid}" + "x" * 4000,
-        f"j{lid}_{lobby_table.gid.upper()}",
+        f"j{lid}_{in_capitals(lobby_table.gid)}",
         f"j{rid}_{running_table.gid}",  # a game that has started
         f"j{users[0].id}_{running_table.gid}",  # a private chat's id
         "x" * 4000,
