@@ -19,7 +19,7 @@ from shbot.storage import GameExists, GameRecord, NoGame, Store, StoreError
 from shbot.table import Outcome, Refusal, Table, lobby
 
 from . import logs
-from .answers import AnswerOrder
+from .answers import AnswerOrder, Presses
 from .commit import Commit
 from .config import Config
 from .outbox import Outbox
@@ -55,6 +55,7 @@ class Services:
     #: recovery): if one comes again, that process may have died before answering it.
     inherited: set[str] = field(default_factory=set)
     answers: AnswerOrder = field(default_factory=AnswerOrder)  # one player's, in order
+    presses: Presses = field(default_factory=Presses)  # every press answered (flood too)
 
     def __post_init__(self) -> None:
         self.commit = Commit(self.store, self.outbox)
