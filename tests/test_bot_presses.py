@@ -38,6 +38,13 @@ async def voting(bot: Bot, users: list[FakeUser]) -> tuple[FakeChat, Turn]:
     return group, vote
 
 
+async def settled(bot: Bot) -> None:
+    """Every update handled, every task it started done (an answer to a press beyond the
+    flood budget is one), every message delivered."""
+    await bot.h.settle()
+    await bot.settle()
+
+
 async def stored_vote(bot: Bot, group: FakeChat, seat: int) -> int | None:
     table = await bot.table(group)
     assert table is not None and table.game is not None
@@ -58,7 +65,7 @@ async def test_a_429_on_an_answer_is_waited_out_within_the_press_window(
         bot.fake.fail_next(method="answerCallbackQuery", retry_after=3)
         start = asyncio.get_running_loop().time()
         query = await bot.h.press_raw(presser, group.id, vote.message.message_id, ja)
-        await bot.settle()
+        await settled(bot)
         answer = bot.h.answer(query)
         assert 3 <= answer.time - start < WINDOW
         if who == "voter":
@@ -81,7 +88,7 @@ async def test_an_answer_telegram_would_take_too_late_is_given_up_quietly(
         bot.fake.fail_next(method="answerCallbackQuery", retry_after=30)
         with caplog.at_level(logging.WARNING):
             query = await bot.h.press_raw(vote.user, group.id, vote.message.message_id, ja)
-            await bot.settle()
+            await settled(bot)
         with pytest.raises(KeyError):
             bot.h.answer(query)
         assert await stored_vote(bot, group, vote.seat) == 1
@@ -115,7 +122,7 @@ async def test_a_burst_of_presses_gets_an_answer_for_each(
             pressed[query] = at
 
         await asyncio.gather(*(press(i) for i in range(count)))
-        await bot.settle()
+        await settled(bot)
         answers = {q: [a for a in bot.fake.answers if a.query_id == q] for q in pressed}
         unanswered = [q for q, found in answers.items() if not found]
         assert not unanswered, f"{len(unanswered)} of {count} presses unanswered"
@@ -142,7 +149,7 @@ async def test_a_flood_of_malformed_presses_is_answered_press_by_press(store: St
         queries = await asyncio.gather(
             *(bot.h.press_raw(vote.user, group.id, mid, "x") for _ in range(60))
         )
-        await bot.settle()
+        await settled(bot)
         texts = [bot.h.answer(q).text for q in queries]
         assert set(texts) == {"This button is not valid."}
         after = await bot.record(group)

@@ -79,6 +79,7 @@ class Press:
     at: float
     done: asyncio.Future[None]
     excess: bool = False  # beyond the flood guard's budget: answered without any work
+    again: bool = False  # a query this process saw already: that delivery answers it
 
     def answered(self, text: str | None, alert: bool) -> None:
         """Telegram took the answer (the rate limiter tells, whoever answered)."""
@@ -102,12 +103,17 @@ class Presses:
         self._n = itertools.count(1)
         self._open: dict[int, list[Press]] = {}
         self._said: dict[tuple[int, int, int], tuple[str | None, bool]] = {}
+        self._ids: dict[str, None] = {}  # query ids seen, oldest first (a query comes twice)
 
     def arrived(self, user_id: int, where: tuple[int, int], query_id: str) -> Press:
         """A press came in: this task's press from now on (see :func:`current`)."""
         loop = asyncio.get_running_loop()
         now = loop.time()
         press = Press(self, user_id, where, query_id, next(self._n), now, loop.create_future())
+        press.again = query_id in self._ids
+        if len(self._ids) > MAX_SAID:
+            self._ids.clear()
+        self._ids[query_id] = None
         mine = self._open.setdefault(user_id, [])
         mine[:] = [p for p in mine if p.at > now - ANSWER_WINDOW]  # too old to wait for
         mine.append(press)

@@ -226,10 +226,14 @@ def arrived(update: Update, context: Ctx) -> Press | None:
 
 
 async def answer_excess(context: Ctx, query: CallbackQuery, press: Press, malformed: bool) -> None:
-    """A press beyond the flood guard's budget changes nothing, yet is answered: as the
-    sender's newest answer under the same message (the stored vote, a refusal), else
-    plainly. Never a traceback: the answer is a courtesy to a flood."""
+    """A press beyond the flood guard's budget changes nothing, yet is answered (once: not
+    a query delivered again): as the sender's newest answer under the same message (the
+    stored vote, a refusal), else plainly. Never a traceback: the answer is a courtesy to a
+    flood."""
     s = svc(context)
+    if press.again:  # Telegram delivered this query before: that delivery answers it
+        s.presses.finished(press)
+        return
     try:
         told = await s.presses.told(press)
         if told is None:
