@@ -1,8 +1,12 @@
 """The settings menu reaches Telegram through the outbox like every message (virtual time):
 paced with the chat's other messages, a 429 waited out instead of an unhandled error, the
-edit that shows a new choice never dropped."""
+edit that shows a new choice never dropped. The few calls still made beside the outbox (a
+lost game's buttons, the practice game's first words) count in their chat's window and
+pause it on a 429."""
 
 from __future__ import annotations
+
+import asyncio
 
 import pytest
 
@@ -100,3 +104,47 @@ async def test_a_429_on_the_private_menu_is_waited_out(store: Store) -> None:
         bot.h.assert_no_errors()
         assert "Settings of" in bot.h.last(admin).text
         assert "sent you the settings" in bot.h.last(group).text
+
+
+@pytest.mark.looptime
+async def test_a_lost_games_buttons_come_off_within_the_groups_window(store: Store) -> None:
+    """Taking a lost game's buttons off (a call beside the outbox): a 429 pauses the group
+    as the outbox's own would (it was swallowed, and the next message earned one too); with
+    the group's window full, no call at all."""
+    async with running_bot(store, limiter=True) as bot:
+        admin, member = make_users(2)
+        group = bot.h.group(creator=admin, members=[member])
+        await bot.h.command(admin, group, "/newgame")
+        await settled(bot)
+        lobby = bot.h.last(group)
+        pacer, loop = bot.svc.outbox.pacer, asyncio.get_running_loop()
+        bot.fake.fail_next(method="editMessageReplyMarkup", chat_id=group.id, retry_after=30)
+        await bot.svc._drop_buttons(group.id, lobby.message_id)
+        assert pacer.ready_at(group.id) >= loop.time() + 29, "the group was not paused"
+        await asyncio.sleep(61)
+        for _ in range(20):
+            pacer.take(group.id)
+        calls = len(bot.fake.calls)
+        await bot.svc._drop_buttons(group.id, lobby.message_id)
+        assert len(bot.fake.calls) == calls, "a call beyond the group's window"
+
+
+@pytest.mark.looptime
+async def test_a_429_on_the_practice_explanation_pauses_the_chat(store: Store) -> None:
+    """/practice explains itself with a direct call; Telegram answers "retry after 5": the
+    outbox sends it once the wait is over (it sent it again at once, into the same 429)."""
+    async with running_bot(store, limiter=True) as bot:
+        (user,) = make_users(1)
+        await bot.h.command(user, user, "/start")
+        await settled(bot)
+        bot.fake.fail_next(method="sendMessage", chat_id=user.id, retry_after=5)
+        await bot.h.command(user, user, "/practice 5")
+        await settled(bot)
+        bot.h.assert_no_errors()
+        refused = [c for c in bot.fake.calls if c.status == 429]
+        assert len(refused) == 1
+        later = [c for c in bot.fake.calls if c.chat_id == user.id and c.time > refused[0].time]
+        assert later and all(c.time >= refused[0].time + 5 for c in later), [
+            (c.method, c.time - refused[0].time) for c in later
+        ]
+        assert any("Practice game" in str(c.params.get("text")) for c in later)
