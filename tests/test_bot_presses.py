@@ -14,6 +14,7 @@ import logging
 import pytest
 
 from shbot.bot import callbacks as cb
+from shbot.bot.answers import Presses, Said
 from shbot.bot.refusals import vote_answer
 from shbot.i18n import translator
 from shbot.storage import Store
@@ -155,3 +156,21 @@ async def test_a_flood_of_malformed_presses_is_answered_press_by_press(store: St
         after = await bot.record(group)
         assert before is not None and after is not None and after.version == before.version
         bot.h.assert_no_errors()
+
+
+async def test_a_press_beyond_the_budget_is_told_the_newest_answer_once_it_is_given() -> None:
+    """The answer to a press the flood guard held back waits for the player's earlier
+    presses, then repeats the newest answer under the same message; under a message with
+    no answer yet there is nothing to repeat (the bot then says the press changed nothing)."""
+    presses = Presses()
+    first = presses.arrived(1, (-5, 7), "q1")
+    held = presses.arrived(1, (-5, 7), "q2")
+    held.excess = True
+    waiting = asyncio.ensure_future(presses.told(held))
+    await asyncio.sleep(0.01)
+    assert not waiting.done(), "answered before the earlier press"
+    first.answered(vote_answer(EN, True), False)
+    assert await waiting == Said(vote_answer(EN, True), False)
+    elsewhere = presses.arrived(1, (-5, 8), "q3")
+    elsewhere.excess = True
+    assert await presses.told(elsewhere) is None

@@ -15,6 +15,7 @@ import contextvars
 import itertools
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from typing import NamedTuple
 
 WAIT = 5.0  # seconds an answer waits at most for an earlier one (Telegram's limit is 15)
 
@@ -138,7 +139,7 @@ class Presses:
             if not mine:
                 del self._open[press.user_id]
 
-    async def told(self, press: Press) -> tuple[str | None, bool] | None:
+    async def told(self, press: Press) -> Said | None:
         """Once the player's earlier presses that were let through are answered (``WAIT``
         at most), what the newest answer under the same message said (None: nothing)."""
         earlier = [
@@ -148,4 +149,18 @@ class Presses:
         ]
         if earlier:
             await asyncio.wait(earlier, timeout=WAIT)
-        return self._said.get((press.user_id, *press.where))
+        said = self._said.get((press.user_id, *press.where))
+        return None if said is None else Said(*said)
+
+
+class Said(NamedTuple):
+    """An answer a press was given: its text and whether it was a pop-up."""
+
+    text: str | None
+    alert: bool
+
+
+def again(said: Said) -> str | None:
+    """The text of an answer given before (to a press of the same player under the same
+    message), to answer another press with: its length was checked where it was made."""
+    return said.text

@@ -20,7 +20,7 @@ from shbot.table.outcome import Outcome
 
 from .. import callbacks as cb
 from .. import render as r
-from ..answers import Press
+from ..answers import Press, again
 from ..answers import current as current_press
 from ..commit import Change
 from ..refusals import refusal_text
@@ -227,24 +227,20 @@ def arrived(update: Update, context: Ctx) -> Press | None:
 
 async def answer_excess(context: Ctx, query: CallbackQuery, press: Press, malformed: bool) -> None:
     """A press beyond the flood guard's budget changes nothing, yet is answered (once: not
-    a query delivered again): as the sender's newest answer under the same message (the
-    stored vote, a refusal), else plainly. Never a traceback: the answer is a courtesy to a
-    flood."""
+    a query delivered again): malformed data as not valid, else as the sender's newest
+    answer under the same message (the stored vote, a refusal), else plainly. Never a
+    traceback: the answer is a courtesy to a flood."""
     s = svc(context)
     if press.again:  # Telegram delivered this query before: that delivery answers it
         s.presses.finished(press)
         return
     try:
-        told = await s.presses.told(press)
-        if told is None:
+        said = None if malformed else await s.presses.told(press)
+        if said is None:
             t = await s.t_user(query.from_user)
-            text = (
-                t._("This button is not valid.")
-                if malformed
-                else t._("Too many presses at once: this one changed nothing.")
-            )
-            told = (text, False)
-        await query.answer(told[0], show_alert=told[1])
+            await query.answer(refusal_text(t, Refusal("invalid" if malformed else "flood")))
+        else:
+            await query.answer(again(said), show_alert=said.alert)
     except Exception:
         log.info("could not answer a press beyond the flood budget", exc_info=True)
     finally:
