@@ -39,6 +39,7 @@ from shbot.bot import media
 from shbot.bot import render as r
 from shbot.bot.app import build_application
 from shbot.bot.config import Config
+from shbot.bot.limiter import ChatRateLimiter
 from shbot.bot.services import Services
 from shbot.engine import FASCIST, HITLER, LIBERAL, Game, Phase, party_of
 from shbot.i18n import Translator, translator
@@ -111,8 +112,8 @@ async def running_bot(
 ) -> AsyncIterator[Bot]:
     """The production Application over a fresh fake Telegram, started and ready.
 
-    ``limiter=False`` removes PTB's rate limiter so games run at full speed in real time;
-    tests of pacing keep it and run under ``@pytest.mark.looptime`` (virtual time).
+    ``limiter=False`` takes all pacing off so games run at full speed in real time; tests
+    of pacing keep it and run under ``@pytest.mark.looptime`` (virtual time).
     ``timers`` is the default timer preset of the groups ("off": no deadline ever fires,
     so scripted games are never interrupted; tests of deadlines choose one).
     """
@@ -120,7 +121,9 @@ async def running_bot(
     config = Config(token=fake.token, timers=timers)
     app = build_application(config, store, request=fake, menus=menus)
     if not limiter:
-        app.bot._rate_limiter = None  # the only way to unplug it from a built Application
+        # No pacing at all (the only way to swap it in a built Application); the limiter
+        # still sees every callback answer (bot/answers.py: what a flood's presses are told).
+        app.bot._rate_limiter = ChatRateLimiter(limit=0)
         app.bot_data["svc"].outbox.pacer.enabled = False
     async with Harness(app, fake) as h:
         bot = Bot(fake, h, store, app)

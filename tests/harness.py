@@ -137,6 +137,14 @@ LATE = re.compile(
 NOT_TURN = re.compile(r"It's \u2068[^\u2068\u2069]+\u2069's turn, not yours\.")
 
 
+def in_capitals(gid: str) -> str:
+    """``gid`` forged in capitals, never the genuine id: a game id is random hex
+    (``token_hex``), digits only about once in 43 games, and digits have no capitals (an id
+    like ``00254340`` in capitals is the genuine button)."""
+    shouted = gid.upper()
+    return shouted if shouted != gid else "A" + gid[1:]
+
+
 def refused(answer: CallbackAnswer) -> bool:
     """The press was refused: a pop-up, or a toast that is not one of the accepted answers."""
     return answer.show_alert or answer.text not in ACCEPTED

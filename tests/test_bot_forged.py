@@ -3,8 +3,8 @@
 * Forged input changes nothing: random, oversized, non-UTF-8 and other games' callback data,
   commands with 4,000-character arguments, forged ``/start`` payloads, posts from channels
   and anonymous admins (``sender_chat``), edited messages, updates without a user, and a
-  flood of presses: each is answered or ignored within Telegram's limits, nothing raises,
-  the work stays bounded and the stored games stay exactly as they were.
+  flood of presses: each press is answered (a flood of commands ignored) within Telegram's
+  limits, nothing raises, the work stays bounded and the stored games stay as they were.
 * No member can stall a game: informational commands are limited per sender and coalesced
   per chat, so a spectator's spam never delays the game's own messages (virtual clock).
 * Only people play: bots, anonymous admins and channels can neither join nor host; an
@@ -23,7 +23,7 @@ import pytest
 from shbot import rules_text
 from shbot.bot import callbacks as cb
 from shbot.bot.handlers import common, help_text
-from shbot.bot.refusals import refusal_text
+from shbot.bot.refusals import refusal_text, vote_answer
 from shbot.engine import Phase
 from shbot.i18n import translator
 from shbot.storage import Store
@@ -40,7 +40,7 @@ from tests.botplay import (
     running_bot,
 )
 from tests.fake_telegram import FakeChat, JSONDict, utf16_len
-from tests.harness import make_user, make_users
+from tests.harness import in_capitals, make_user, make_users
 
 EN = translator("en")
 NOT_PERSON = refusal_text(EN, Refusal("not_person"))
@@ -358,7 +358,7 @@ async def test_forged_start_payloads_join_nobody(bot: Bot) -> None:
         f"j{lid}_zzzz",  # the lobby's group, another game
         f"j{lid}_{lobby_table.gid}_x",
         f"j{lid}_{lobby_table.gid}" + "x" * 4000,
-        f"j{lid}_{lobby_table.gid.upper()}",
+        f"j{lid}_{in_capitals(lobby_table.gid)}",
         f"j{rid}_{running_table.gid}",  # a game that has started
         f"j{users[0].id}_{running_table.gid}",  # a private chat's id
         "x" * 4000,
@@ -467,12 +467,12 @@ async def test_two_hundred_presses_in_two_seconds(store: Store) -> None:
             spam.append(await bot.h.press_raw(spectator, group.id, turn.message.message_id, ja))
             await asyncio.sleep(0.01)
         assert loop.time() - started <= 2.5
+        await bot.h.settle()  # the answers to presses beyond the flood budget too
         await bot.settle()
         assert await frozen(bot, group) == before, "the spectator's presses changed the game"
         texts = [answered(bot, q) for q in spam]
         shown = [t for t in texts if t is not None]
-        assert 1 <= len(shown) <= 30, f"{len(shown)} of 200 presses answered"
-        print(f"{len(shown)} of 200 presses answered")
+        assert len(shown) == 200, f"{len(shown)} of 200 presses answered"
         assert set(shown) == {"You are not playing in this game."}
         # A player hammering Ja!: counted once; their next, different press still counts.
         voter = turn.user
@@ -480,19 +480,24 @@ async def test_two_hundred_presses_in_two_seconds(store: Store) -> None:
         for _ in range(200):
             votes.append(await bot.h.press_raw(voter, group.id, turn.message.message_id, ja))
             await asyncio.sleep(0.01)
+        await bot.h.settle()
         await bot.settle()
         table = await bot.table(group)
         assert table is not None and table.game is not None
         assert table.game.votes[turn.seat] == 1, "the vote counted"
-        assert sum(answered(bot, q) is not None for q in votes) <= 30
+        told = [answered(bot, q) for q in votes]
+        assert None not in told, f"{told.count(None)} of 200 presses unanswered"
+        assert bot.h.answers_for(voter)[-1].text == vote_answer(EN, True)
         changed = await bot.h.press_raw(voter, group.id, turn.message.message_id, nein)
         await bot.settle()
         table = await bot.table(group)
         assert table is not None and table.game is not None
         assert table.game.votes[turn.seat] == 0, "a different press right after the flood counts"
         assert answered(bot, changed) is not None
-        # Within Telegram's limits: at most 30 calls in any second, 20 a minute to the group.
-        times = sorted(c.time for c in bot.fake.calls[calls:])
+        # Within Telegram's limits: at most 30 calls to chats in any second, 20 a minute to
+        # the group. Callback answers are not limited ("You can call answerCallbackQuery
+        # without any limits": tdlib/telegram-bot-api#648, #636), so each press gets one.
+        times = sorted(c.time for c in bot.fake.calls[calls:] if c.chat_id is not None)
         per_second = max(sum(1 for t in times if start <= t <= start + 1.0) for start in times)
         assert per_second <= 30, per_second
         assert bot.fake.max_calls_in_window(group.id, 60) <= 20

@@ -45,7 +45,8 @@ MAX_LABEL = 32  # characters: wider labels are cut on a phone
 BOT_DIR = Path(shbot.bot.__file__).parent
 BOT_SOURCES = sorted(BOT_DIR.rglob("*.py"))
 # Functions whose result is shown as an alert or a label; they are rendered here directly.
-ALERT_FUNCTIONS = {"reason_text", "vote_answer", "role_alert"}
+# "again": a press beyond the flood budget is told what an earlier answer said (checked there).
+ALERT_FUNCTIONS = {"reason_text", "vote_answer", "role_alert", "again"}
 LABEL_FUNCTIONS = {"button_name", "section_title", "party_short"}
 
 

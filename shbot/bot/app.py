@@ -296,3 +296,5 @@ def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, h.on_migrate))
     app.add_handler(MessageHandler(filters.COMMAND & people, h.cmd_unknown))
     app.add_error_handler(h.on_error)
+    # Last of all: the update's press (if any) is done, answered or not (answers.Presses).
+    app.add_handler(TypeHandler(Update, h_common.press_done), group=100)

@@ -61,10 +61,11 @@ ORDER = {"board": 0, "round": 1}
 def merge_replies(waiting: dict[str, Any], chat_id: int, key: str) -> None:
     """Before a new reply ``key`` to ``chat_id`` joins ``waiting``: a group keeps at most
     ``REPLIES_WAITING`` unsent replies, the oldest giving way (a reply with the same key
-    replaces its older self anyway)."""
+    replaces its older self anyway). An edit of a shown message (a settings menu) never
+    gives way: it is the message's state, replaced only by its own newer edit."""
     if chat_id >= 0 or key in waiting:
         return
-    mine = [k for k, reply in waiting.items() if reply.chat_id == chat_id]
+    mine = [k for k, reply in waiting.items() if reply.chat_id == chat_id and reply.edit_id is None]
     for old in mine[: max(0, len(mine) - REPLIES_WAITING + 1)]:
         del waiting[old]
 

@@ -7,22 +7,35 @@ that chat only (:mod:`shbot.bot.sender`), and a callback answer or another chat'
 never waits for it. Per-chat pacing is the outbox's (:mod:`shbot.bot.pacer`); this limiter
 only keeps the calls to chats under Telegram's overall 30 a second, callback answers
 (which Telegram does not count) never waiting behind messages.
+
+A callback answer is the one call whose 429 is waited out here: the press must be answered
+within Telegram's 15 s, and no handler should see the error (it was a traceback, and a press
+left spinning though its vote counted). It is tried again after the wait Telegram asks for
+while that still falls within the press's window (:data:`.answers.ANSWER_WINDOW`); else it
+is given up with a warning (Telegram would refuse an answer that late).
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable, Coroutine
 from typing import Any
 
+from telegram.error import RetryAfter
 from telegram.ext import BaseRateLimiter
 
+from . import answers
 from .pacer import Window
+from .sender import retry_seconds
+
+log = logging.getLogger(__name__)
 
 OVERALL_LIMIT, OVERALL_PERIOD, OVERALL_MARGIN = 30, 1.0, 0.05
 #: Calls that name no chat. A membership check names one and counts like a message: Telegram
 #: does not say it is free, and ten joins in a second beside ten /start replies went over.
 UNCOUNTED = frozenset({"answerCallbackQuery", "getMe", "getUpdates"})
+ANSWER = "answerCallbackQuery"
 
 
 class ChatRateLimiter(BaseRateLimiter[None]):
@@ -48,6 +61,8 @@ class ChatRateLimiter(BaseRateLimiter[None]):
         data: dict[str, Any],
         rate_limit_args: None,
     ) -> bool | dict[str, Any] | list[Any]:
+        if endpoint == ANSWER:
+            return await self._answer(callback, args, kwargs, data)
         if self.limit > 0 and data.get("chat_id") is not None and endpoint not in UNCOUNTED:
             loop = asyncio.get_running_loop()
             while True:
@@ -58,3 +73,37 @@ class ChatRateLimiter(BaseRateLimiter[None]):
                 await asyncio.sleep(max(0.001, at - now))
             self.window.take(loop.time())
         return await callback(*args, **kwargs)
+
+    async def _answer(
+        self,
+        callback: Callable[..., Coroutine[Any, Any, bool | dict[str, Any] | list[Any]]],
+        args: Any,
+        kwargs: dict[str, Any],
+        data: dict[str, Any],
+    ) -> bool | dict[str, Any] | list[Any]:
+        """A callback answer: a 429 is waited out within the press's window (see above);
+        the press (:func:`.answers.current`) is told what it was answered."""
+        loop = asyncio.get_running_loop()
+        press = answers.current()
+        if press is not None and str(data.get("callback_query_id")) != press.query_id:
+            press = None  # an answer to another query (none of the bot's own handlers)
+        until = (press.at if press is not None else loop.time()) + answers.ANSWER_WINDOW
+        while True:
+            try:
+                result = await callback(*args, **kwargs)
+            except RetryAfter as exc:
+                wait = retry_seconds(exc)
+                if loop.time() + wait > until:
+                    log.warning(
+                        "a press is left unanswered: Telegram asks to wait %.0f s, past its 15 s",
+                        wait,
+                    )
+                    if press is not None:
+                        press.registry.finished(press)
+                    return False
+                log.info("waiting %.1f s to answer a press (429)", wait)
+                await asyncio.sleep(wait)
+                continue
+            if press is not None:
+                press.answered(data.get("text"), bool(data.get("show_alert")))
+            return result

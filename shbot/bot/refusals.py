@@ -25,6 +25,8 @@ _PLAIN: dict[str, str] = {
     "not_playing": N_("You are not playing in this game."),
     "step_over": N_("This step is already over."),
     "invalid": N_("This button is not valid."),
+    # A press beyond the flood guard's budget, when the presser was told nothing yet there.
+    "flood": N_("Too many presses at once: this one changed nothing."),
     "claimed": N_("You have already made this claim."),
     "no_game": N_("No game is running. /newgame opens one."),
     "not_person": N_(

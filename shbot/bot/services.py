@@ -12,17 +12,18 @@ from typing import Any
 
 from telegram import MaybeInaccessibleMessage, Message, User
 from telegram.constants import ChatMemberStatus
-from telegram.error import BadRequest, Forbidden, TelegramError
+from telegram.error import BadRequest, Forbidden, RetryAfter, TelegramError
 
 from shbot.i18n import DEFAULT, Translator, normalize, translator
 from shbot.storage import GameExists, GameRecord, NoGame, Store, StoreError
 from shbot.table import Outcome, Refusal, Table, lobby
 
 from . import logs
-from .answers import AnswerOrder
+from .answers import AnswerOrder, Presses
 from .commit import Commit
 from .config import Config
 from .outbox import Outbox
+from .sender import retry_seconds
 from .slots import SlotRenderer
 
 log = logging.getLogger(__name__)
@@ -59,6 +60,7 @@ class Services:
     #: recovery): if one comes again, that process may have died before answering it.
     inherited: set[str] = field(default_factory=set)
     answers: AnswerOrder = field(default_factory=AnswerOrder)  # one player's, in order
+    presses: Presses = field(default_factory=Presses)  # every press answered (flood too)
 
     def __post_init__(self) -> None:
         self.commit = Commit(self.store, self.outbox)
@@ -355,7 +357,16 @@ class Services:
 
     async def _drop_buttons(self, chat_id: int, message_id: int) -> None:
         """Take a lost game's buttons off one message at once (a rare call, made outside the
-        worker) but counted in the chat's window, so the next sends still keep the limits."""
-        self.outbox.pacer.take(chat_id)
-        with contextlib.suppress(TelegramError):
+        worker) but counted in the chat's window, so the next sends still keep the limits:
+        skipped when the window is full (a press on them is answered "over" anyway), and a
+        429 pauses the chat as the outbox's own would."""
+        pacer = self.outbox.pacer
+        if pacer.ready_at(chat_id) > pacer.clock():
+            return
+        pacer.take(chat_id)
+        try:
             await self.bot.edit_message_reply_markup(chat_id, message_id)
+        except RetryAfter as exc:
+            pacer.block(chat_id, retry_seconds(exc))
+        except TelegramError:
+            log.debug("could not take the buttons off %s in %s", message_id, chat_id)

@@ -13,7 +13,7 @@ from typing import Any
 
 from telegram import CallbackQuery, Update
 from telegram.constants import ParseMode
-from telegram.error import BadRequest, Forbidden
+from telegram.error import Forbidden, RetryAfter
 
 from shbot.i18n import LANGUAGES
 from shbot.storage import NoGame
@@ -25,6 +25,7 @@ from . import render as r
 from .config import TIMER_PRESETS
 from .handlers import Ctx, group_only, is_group, reply, set_language, svc
 from .render import settings as rs
+from .sender import retry_seconds
 
 log = logging.getLogger(__name__)
 
@@ -56,10 +57,14 @@ async def cmd_settings(update: Update, context: Ctx) -> None:
     group = await s.store.get_group(chat.id)
     text = rs.settings_text(t, chat.title or str(chat.id), group, s.config.timers)
     keyboard = rs.settings_keyboard(t, chat.id, group, s.config.timers)
-    try:
+    try:  # directly (a refusal means no private chat yet), counted in that chat's window
+        s.outbox.pacer.take(user.id)
         await context.bot.send_message(
             user.id, text, parse_mode=ParseMode.HTML, reply_markup=keyboard
         )
+    except RetryAfter as exc:  # never a traceback: the outbox sends it once it may
+        s.outbox.pacer.block(user.id, retry_seconds(exc))
+        s.outbox.post(user.id, text, keyboard)
     except Forbidden:
         markup = r.private_chat_keyboard(tg, s.bot_username, "settings")
         await reply(
@@ -134,11 +139,15 @@ async def on_settings_press(context: Ctx, query: CallbackQuery, arg: str) -> Non
     group = await s.store.get_group(chat_id)
     title = await _title(context, chat_id)
     await query.answer(t._("Saved."))
-    with contextlib.suppress(BadRequest):  # "message is not modified" on a repeated press
-        await query.edit_message_text(
+    menu = query.message
+    if menu is not None:  # the menu shows the choice: edited by the outbox, paced with the
+        # chat's other messages (a group's 20 a minute), the newest press's state winning
+        s.outbox.post(
+            menu.chat.id,
             rs.settings_text(t, title, group, s.config.timers),
-            parse_mode=ParseMode.HTML,
-            reply_markup=rs.settings_keyboard(t, chat_id, group, s.config.timers),
+            rs.settings_keyboard(t, chat_id, group, s.config.timers),
+            key=f"settings:{menu.message_id}",
+            edit_id=menu.message_id,
         )
 
 

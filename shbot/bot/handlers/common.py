@@ -20,6 +20,8 @@ from shbot.table.outcome import Outcome
 
 from .. import callbacks as cb
 from .. import render as r
+from ..answers import Press, again
+from ..answers import current as current_press
 from ..commit import Change
 from ..refusals import refusal_text
 from ..services import Services
@@ -42,9 +44,9 @@ STAND_INS = frozenset({ANONYMOUS_ADMIN, CHANNEL_BOT, TELEGRAM})
 INFO_BURST, INFO_EVERY = 3, 10.0
 #: Repeats (the same button or command again within REPEAT_WINDOW seconds) and malformed
 #: button data: per sender, REPEAT_BURST presses at once, then REPEAT_RATE a second; beyond
-#: that an update is dropped before any handler runs (a press is not even answered: no call
-#: at all). A repeated command may cost a message in the group: COMMAND_BURST of them, then
-#: one every COMMAND_EVERY seconds.
+#: that no handler runs: a press is still answered, with what the sender was last told under
+#: that message (see answers.Presses), a command is dropped. A repeated command may cost a
+#: message in the group: COMMAND_BURST of them, then one every COMMAND_EVERY seconds.
 REPEAT_BURST, REPEAT_RATE, REPEAT_WINDOW = 20, 2.0, 10.0
 COMMAND_BURST, COMMAND_EVERY = 3, 10.0
 MAX_KEYS = 100_000  # bounded memory: forgetting a bucket only gives its owner a fresh burst
@@ -174,11 +176,13 @@ def no_sender(update: Update) -> bool:
 
 async def flood_guard(update: object, context: Ctx) -> None:
     """Registered ahead of every handler: the same button pressed or command sent again and
-    again (or malformed data) beyond its sender's budget is dropped (see REPEAT_BURST)."""
+    again (or malformed data) beyond its sender's budget reaches no handler (see
+    REPEAT_BURST); every press is followed from here to its answer (answers.Presses)."""
     if not isinstance(update, Update):
         return
     if no_sender(update):
         raise ApplicationHandlerStop  # nobody to answer or to seat: ignored quietly
+    press = arrived(update, context)
     sender = sender_of(update)
     what = _what(update)
     if sender is None or what is None:
@@ -203,7 +207,51 @@ async def flood_guard(update: object, context: Ctx) -> None:
     if budget.take(sender):
         return
     log.debug("ignoring a repeated update from %s", sender)
+    if press is not None and update.callback_query is not None:
+        press.excess = True
+        context.application.create_task(
+            answer_excess(context, update.callback_query, press, malformed), update=update
+        )
     raise ApplicationHandlerStop
+
+
+def arrived(update: Update, context: Ctx) -> Press | None:
+    """A press is followed until it is answered (see answers.Presses)."""
+    query = update.callback_query
+    if query is None:
+        return None
+    message = query.message
+    where = (message.chat.id, message.message_id) if message is not None else (0, 0)
+    return svc(context).presses.arrived(query.from_user.id, where, query.id)
+
+
+async def answer_excess(context: Ctx, query: CallbackQuery, press: Press, malformed: bool) -> None:
+    """A press beyond the flood guard's budget changes nothing, yet is answered (once: not
+    a query delivered again): malformed data as not valid, else as the sender's newest
+    answer under the same message (the stored vote, a refusal), else plainly. Never a
+    traceback: the answer is a courtesy to a flood."""
+    s = svc(context)
+    if press.again:  # Telegram delivered this query before: that delivery answers it
+        s.presses.finished(press)
+        return
+    try:
+        said = None if malformed else await s.presses.told(press)
+        if said is None:
+            t = await s.t_user(query.from_user)
+            await query.answer(refusal_text(t, Refusal("invalid" if malformed else "flood")))
+        else:
+            await query.answer(again(said), show_alert=said.alert)
+    except Exception:
+        log.info("could not answer a press beyond the flood budget", exc_info=True)
+    finally:
+        s.presses.finished(press)
+
+
+async def press_done(update: object, context: Ctx) -> None:
+    """Registered after every handler: this update's press (if any) is done."""
+    press = current_press()
+    if press is not None:
+        press.registry.finished(press)
 
 
 def player_from(user: User, ready: bool) -> Player:

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from telegram import Update
 from telegram.constants import ParseMode
-from telegram.error import TelegramError
+from telegram.error import RetryAfter, TelegramError
 
 from shbot.storage import GameExists, NoGame
 from shbot.table import MAX_PLAYERS, MIN_PLAYERS, Refusal, lobby, seats
 
 from ..render import seats as rs
+from ..sender import retry_seconds
 from .common import Ctx, current_table, is_group, player_from, reply, svc
 
 DEFAULT_PLAYERS = 7
@@ -75,10 +76,15 @@ async def cmd_practice(update: Update, context: Ctx) -> None:
 async def explain(context: Ctx, chat_id: int, text: str) -> None:
     """The practice game's explanation comes first: sent before the table exists (the
     outbox would put a plain reply after the game's own messages). One message in a private
-    chat, so no pacing is needed; if Telegram refuses, the outbox tries it later."""
+    chat, counted in its window; if Telegram refuses, the outbox tries it later (after a 429's
+    wait)."""
+    pacer = svc(context).outbox.pacer
     try:
+        pacer.take(chat_id)
         await context.bot.send_message(chat_id, text, parse_mode=ParseMode.HTML)
-    except TelegramError:
+    except TelegramError as exc:
+        if isinstance(exc, RetryAfter):
+            pacer.block(chat_id, retry_seconds(exc))
         svc(context).outbox.post(chat_id, text)
 
 

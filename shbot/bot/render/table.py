@@ -1,7 +1,6 @@
 """The group's view of a game: the full board and the round message.
 
-Built only from public events, the engine's ``public_view`` and names, so a secret cannot
-reach the group through a template.
+Built only from public events, ``public_view`` and names: no secret reaches a template.
 """
 
 from __future__ import annotations
