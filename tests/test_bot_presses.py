@@ -99,6 +99,49 @@ async def test_an_answer_telegram_would_take_too_late_is_given_up_quietly(
 
 
 @pytest.mark.looptime
+async def test_an_answer_that_times_out_is_tried_again_within_the_press_window(
+    store: Store,
+) -> None:
+    """The first answerCallbackQuery times out (Telegram's answer never comes; a 5xx is
+    the same NetworkError): the press is answered a second later, no handler error."""
+    async with running_bot(store, limiter=True) as bot:
+        group, vote = await voting(bot, make_users(5))
+        ja = cb.game_data(vote.table.gid, vote.table.step, cb.VOTE, "1")
+        bot.fake.fail_next_with(0, "timed out", method="answerCallbackQuery")
+        start = asyncio.get_running_loop().time()
+        query = await bot.h.press_raw(vote.user, group.id, vote.message.message_id, ja)
+        await settled(bot)
+        answer = bot.h.answer(query)
+        assert 1 <= answer.time - start < WINDOW
+        assert answer.text == vote_answer(EN, True)
+        assert await stored_vote(bot, group, vote.seat) == 1
+        bot.h.assert_no_errors()
+
+
+@pytest.mark.looptime
+@pytest.mark.parametrize("status", [400, 0])
+async def test_an_answer_telegram_refuses_for_good_is_no_handler_error(
+    store: Store, status: int, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A 400 ("query is too old") is final, and a timeout on every try runs out of the
+    window: either way the press is given up in the log, without a traceback, and the vote
+    counts."""
+    async with running_bot(store, limiter=True) as bot:
+        group, vote = await voting(bot, make_users(5))
+        ja = cb.game_data(vote.table.gid, vote.table.step, cb.VOTE, "1")
+        text = "Bad Request: query is too old and response timeout expired or query ID is invalid"
+        bot.fake.fail_next_with(status, text, method="answerCallbackQuery", times=100)
+        with caplog.at_level(logging.INFO):
+            query = await bot.h.press_raw(vote.user, group.id, vote.message.message_id, ja)
+            await settled(bot)
+        with pytest.raises(KeyError):
+            bot.h.answer(query)
+        assert await stored_vote(bot, group, vote.seat) == 1
+        bot.h.assert_no_errors()
+        assert not any(r.exc_info for r in caplog.records if r.levelno >= logging.ERROR)
+
+
+@pytest.mark.looptime
 @pytest.mark.parametrize(("count", "every"), [(100, 0.0), (200, 0.0), (100, 0.1)])
 async def test_a_burst_of_presses_gets_an_answer_for_each(
     store: Store, count: int, every: float

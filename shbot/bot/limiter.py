@@ -12,7 +12,9 @@ A callback answer is the one call whose 429 is waited out here: the press must b
 within Telegram's 15 s, and no handler should see the error (it was a traceback, and a press
 left spinning though its vote counted). It is tried again after the wait Telegram asks for
 while that still falls within the press's window (:data:`.answers.ANSWER_WINDOW`); else it
-is given up with a warning (Telegram would refuse an answer that late).
+is given up with a warning (Telegram would refuse an answer that late). A timeout or a
+network error is tried again the same way (a second later); any other refusal (a query
+"too old", one answered already) is logged, never raised into the handler.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import logging
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from telegram.error import RetryAfter
+from telegram.error import NetworkError, RetryAfter, TelegramError
 from telegram.ext import BaseRateLimiter
 
 from . import answers
@@ -36,6 +38,8 @@ OVERALL_LIMIT, OVERALL_PERIOD, OVERALL_MARGIN = 30, 1.0, 0.05
 #: does not say it is free, and ten joins in a second beside ten /start replies went over.
 UNCOUNTED = frozenset({"answerCallbackQuery", "getMe", "getUpdates"})
 ANSWER = "answerCallbackQuery"
+#: The pause before an answer that timed out (or met a 5xx) is tried again.
+NETWORK_PAUSE = 1.0
 
 
 class ChatRateLimiter(BaseRateLimiter[None]):
@@ -91,19 +95,24 @@ class ChatRateLimiter(BaseRateLimiter[None]):
         while True:
             try:
                 result = await callback(*args, **kwargs)
-            except RetryAfter as exc:
-                wait = retry_seconds(exc)
+            except (RetryAfter, NetworkError) as exc:  # NetworkError: TimedOut, a 5xx
+                wait = retry_seconds(exc) if isinstance(exc, RetryAfter) else NETWORK_PAUSE
                 if loop.time() + wait > until:
-                    log.warning(
-                        "a press is left unanswered: Telegram asks to wait %.0f s, past its 15 s",
-                        wait,
-                    )
-                    if press is not None:
-                        press.registry.finished(press)
-                    return False
-                log.info("waiting %.1f s to answer a press (429)", wait)
+                    log.warning("a press is left unanswered: %s, past its 15 s", type(exc).__name__)
+                    return self._unanswered(press)
+                log.info("answering a press again in %.1f s (%s)", wait, type(exc).__name__)
                 await asyncio.sleep(wait)
                 continue
+            except TelegramError as exc:  # "query is too old", answered already: final
+                log.info("a press could not be answered: %s", exc.message)
+                return self._unanswered(press)
             if press is not None:
                 press.answered(data.get("text"), bool(data.get("show_alert")))
             return result
+
+    @staticmethod
+    def _unanswered(press: answers.Press | None) -> bool:
+        """Give a press up: whoever waits for it (its player's later presses) goes on."""
+        if press is not None:
+            press.registry.finished(press)
+        return False
