@@ -36,7 +36,7 @@ async def test_a_second_poller_stops_with_one_line(tmp_path: Path) -> None:
         status, output = await run_to_the_end(
             tmp_path, timeout=40, BOT_TOKEN=TOKEN, SHBOT_API_URL=api
         )
-    assert status == 2
+    assert status == 2, output
     last = assert_one_clear_line(output, "shbot: BOT_TOKEN: another process is already polling")
     assert "409 Conflict" in last and "only one bot instance" in last
     # One line about it, not one per retry.
@@ -76,7 +76,7 @@ async def test_an_api_url_with_a_wrong_path_is_named_not_the_token(tmp_path: Pat
     async with served(fake) as api:
         wrong = f"{api}/telegram"  # the server answers 404 to /telegram/bot<token>/getMe
         status, output = await run_to_the_end(tmp_path, BOT_TOKEN=TOKEN, SHBOT_API_URL=wrong)
-    assert status == 2
+    assert status == 2, output
     last = assert_one_clear_line(output, f"shbot: SHBOT_API_URL: {wrong} answered ")
     # PTB 22.1+ sees the 404; 22.0 sees the HTML page that is not JSON: either is named.
     assert "404 Not Found" in last or "not JSON" in last, last
@@ -99,7 +99,7 @@ async def test_a_taken_webhook_port_stops_before_registering_the_webhook(tmp_pat
                 SHBOT_WEBHOOK_LISTEN="127.0.0.1",
                 SHBOT_WEBHOOK_PORT=str(port),
             )
-    assert status == 2
+    assert status == 2, output
     last = assert_one_clear_line(output, "shbot: SHBOT_WEBHOOK_LISTEN/SHBOT_WEBHOOK_PORT: ")
     assert f"cannot listen on 127.0.0.1:{port}: Address already in use" in last
     methods = [call.method.lower() for call in fake.calls]

@@ -65,7 +65,7 @@ async def test_rejected_token_is_one_line_and_never_printed(tmp_path: Path) -> N
         status, output = await run_to_the_end(
             tmp_path, BOT_TOKEN=OTHER_TOKEN, SHBOT_API_URL=api, SHBOT_LOG_LEVEL="DEBUG"
         )
-    assert status == 2
+    assert status == 2, output
     assert_one_clear_line(output, f"shbot: BOT_TOKEN was rejected by the Bot API at {api}")
     # Neither the token nor its secret half, anywhere (DEBUG logs included).
     secret_half = OTHER_TOKEN.split(":", 1)[1]
@@ -121,7 +121,7 @@ async def test_refused_webhook_is_one_line(tmp_path: Path) -> None:
             SHBOT_WEBHOOK_LISTEN="127.0.0.1",
             SHBOT_WEBHOOK_PORT=str(free_port()),
         )
-    assert status == 2
+    assert status == 2, output
     refused = "shbot: SHBOT_WEBHOOK_URL: the Bot API refused the webhook"
     last = assert_one_clear_line(output, refused)
     assert hook in last and "failed to resolve host" in last.lower()
@@ -132,7 +132,7 @@ async def test_sqlite_file_that_is_not_a_database(tmp_path: Path) -> None:
     bad = tmp_path / "games.sqlite3"
     bad.write_bytes(b"PK\x03\x04 certainly not SQLite " * 40)
     status, output = await run_to_the_end(tmp_path, BOT_TOKEN=TOKEN, SHBOT_DB=str(bad))
-    assert status == 2
+    assert status == 2, output
     last = assert_one_clear_line(output, "shbot: SHBOT_DB: ")
     assert last == f"shbot: SHBOT_DB: {bad} is not an SQLite database (file is not a database)"
 
@@ -141,7 +141,7 @@ async def test_misspelt_variable_stops_the_start(tmp_path: Path) -> None:
     status, output = await run_to_the_end(
         tmp_path, BOT_TOKEN=TOKEN, SHBOT_REDIS_ULR="redis://redis:6379/0"
     )
-    assert status == 2
+    assert status == 2, output
     assert output == "shbot: SHBOT_REDIS_ULR: unknown variable, did you mean REDIS_URL?\n"
 
 
@@ -149,7 +149,7 @@ async def test_missing_catalogs_stop_the_start_naming_the_path(tmp_path: Path) -
     locales = tmp_path / "locales"
     locales.mkdir()
     status, output = await run_to_the_end(tmp_path, BOT_TOKEN=TOKEN, SHBOT_LOCALES=str(locales))
-    assert status == 2
+    assert status == 2, output
     last = assert_one_clear_line(output, "shbot: translations unavailable: no en catalog at ")
     assert str(locales / "en" / "LC_MESSAGES" / "shbot.po") in last
 
@@ -161,6 +161,6 @@ async def test_damaged_catalog_stops_the_start_naming_the_file(tmp_path: Path) -
     damaged.parent.mkdir(parents=True)
     damaged.write_bytes(b"\x00" * 64)
     status, output = await run_to_the_end(tmp_path, BOT_TOKEN=TOKEN, SHBOT_LOCALES=str(locales))
-    assert status == 2
+    assert status == 2, output
     last = assert_one_clear_line(output, "shbot: translations unavailable: cannot read the ja ")
     assert str(damaged) in last
