@@ -35,11 +35,11 @@ from typing import Any
 import pytest
 
 from shbot.bot import callbacks as cb
-from shbot.bot import media
 from shbot.bot import render as r
 from shbot.bot.app import build_application
 from shbot.bot.config import Config
-from shbot.bot.limiter import ChatRateLimiter
+from shbot.bot.delivery import media
+from shbot.bot.delivery.limiter import ChatRateLimiter
 from shbot.bot.services import Services
 from shbot.engine import FASCIST, HITLER, LIBERAL, Game, Phase, party_of
 from shbot.i18n import Translator, translator
@@ -122,7 +122,7 @@ async def running_bot(
     app = build_application(config, store, request=fake, menus=menus)
     if not limiter:
         # No pacing at all (the only way to swap it in a built Application); the limiter
-        # still sees every callback answer (bot/answers.py: what a flood's presses are told).
+        # still sees every callback answer (delivery/answers.py: what a flood's presses are told).
         app.bot._rate_limiter = ChatRateLimiter(limit=0)
         app.bot_data["svc"].outbox.pacer.enabled = False
     async with Harness(app, fake) as h:

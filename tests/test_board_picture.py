@@ -12,8 +12,8 @@ import pytest
 from PIL import Image, ImageDraw
 
 from shbot.bench.picture import board_views
-from shbot.bot import media
 from shbot.bot import render as r
+from shbot.bot.delivery import media
 from shbot.bot.render import picture
 from shbot.engine import HITLER, Game
 from shbot.i18n import translator

@@ -15,7 +15,7 @@ from dataclasses import replace
 from PIL import Image, ImageFont
 
 from shbot.bench.picture import board_views
-from shbot.bot import media
+from shbot.bot.delivery import media
 from shbot.bot.render import picture
 from shbot.bot.render import picture_icons as ink
 from shbot.engine import FASCIST, HITLER, LIBERAL, Game

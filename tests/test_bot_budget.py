@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from shbot.bot import callbacks as cb
-from shbot.bot.budget import HOLD, PROGRESS, RESERVE, STEP, Budget, stage
-from shbot.bot.pacer import GROUP_LIMIT, Pacer
+from shbot.bot.delivery.budget import HOLD, PROGRESS, RESERVE, STEP, Budget, stage
+from shbot.bot.delivery.pacer import GROUP_LIMIT, Pacer
 from shbot.engine import Nominate, Phase, Vote
 from shbot.storage import Store
 from shbot.table import Table

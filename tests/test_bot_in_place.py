@@ -14,9 +14,9 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from shbot.bot.commit import Commit
-from shbot.bot.outbox import Outbox
-from shbot.bot.pacer import Pacer
+from shbot.bot.delivery.commit import Commit
+from shbot.bot.delivery.outbox import Outbox
+from shbot.bot.delivery.pacer import Pacer
 from shbot.engine import Nominate, Vote
 from shbot.storage import GameRecord, open_store
 from shbot.table import Table

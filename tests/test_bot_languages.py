@@ -19,8 +19,8 @@ import pytest
 from shbot import rules_text
 from shbot.bot import app as bot_app
 from shbot.bot import callbacks as cb
-from shbot.bot import media
 from shbot.bot import render as r
+from shbot.bot.delivery import media
 from shbot.bot.handlers import common, help_text
 from shbot.engine import Phase
 from shbot.i18n import (

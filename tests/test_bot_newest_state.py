@@ -18,7 +18,7 @@ from unittest import mock
 
 import pytest
 
-from shbot.bot.outbox import Outbox
+from shbot.bot.delivery.outbox import Outbox
 from shbot.devtools import driver as drv
 
 TAG = re.compile(r"<[^>]+>")

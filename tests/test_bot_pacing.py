@@ -10,9 +10,9 @@ import pytest
 
 from shbot.bot import callbacks as cb
 from shbot.bot.app import build_application
-from shbot.bot.budget import RESERVE
 from shbot.bot.config import Config
-from shbot.bot.pacer import GROUP_LIMIT
+from shbot.bot.delivery.budget import RESERVE
+from shbot.bot.delivery.pacer import GROUP_LIMIT
 from shbot.devtools.fake_telegram import GROUP_LIMITED_METHODS
 from shbot.storage import Store, open_store
 from shbot.table.model import Table
@@ -87,7 +87,7 @@ def test_a_window_never_lets_more_than_its_limit_through_at_a_float_boundary() -
     """Calls 1/30 s apart (the pace of PTB's limiter) at times where ``t + 61 <= now`` and
     ``t <= now - 61`` disagree in floating point: a slot is free exactly when the call that
     held it has left the window, so at no instant do more than 20 calls count."""
-    from shbot.bot.pacer import GROUP_LIMIT, GROUP_PERIOD, MARGIN, Window
+    from shbot.bot.delivery.pacer import GROUP_LIMIT, GROUP_PERIOD, MARGIN, Window
 
     span = GROUP_PERIOD + MARGIN
     boundary = [t for t in (i / 30 for i in range(1, 3000)) if not t <= (t + span) - span]
@@ -390,7 +390,7 @@ def test_a_busy_group_gets_its_full_minute_spread_and_progress_never_delays_a_st
     ``RESERVE`` calls at every step of the pace)."""
     import random
 
-    from shbot.bot.pacer import GROUP_PACE, GROUP_PERIOD, MARGIN, Pacer
+    from shbot.bot.delivery.pacer import GROUP_PACE, GROUP_PERIOD, MARGIN, Pacer
 
     class Clock:
         now = 1000.0

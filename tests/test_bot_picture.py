@@ -10,8 +10,8 @@ import itertools
 import pytest
 from PIL import Image
 
-from shbot.bot import media
 from shbot.bot import render as r
+from shbot.bot.delivery import media
 from shbot.bot.render import picture
 from shbot.i18n import Translator, translator
 from shbot.storage import Store

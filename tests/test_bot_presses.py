@@ -14,7 +14,7 @@ import logging
 import pytest
 
 from shbot.bot import callbacks as cb
-from shbot.bot.answers import Presses, Said
+from shbot.bot.delivery.answers import Presses, Said
 from shbot.bot.refusals import vote_answer
 from shbot.i18n import translator
 from shbot.storage import Store

@@ -397,7 +397,7 @@ def test_an_edit_recorded_in_place_keeps_the_players_newest_message() -> None:
     """The outbox records an edit of a known message in the cached record only (saved with
     the next commit): the player's newest message it notes must be in that record too, or a
     table built again from it closes the wrong prompt at the end."""
-    from shbot.bot.tables import Tables
+    from shbot.bot.delivery.tables import Tables
     from shbot.storage import GameRecord
 
     table = session_table()

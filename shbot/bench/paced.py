@@ -99,7 +99,7 @@ class Taps:
 @contextlib.contextmanager
 def watching(taps: Taps) -> Iterator[None]:
     """Tell ``taps`` of every slot the outbox delivered (at the loop's time)."""
-    from shbot.bot.outbox import Outbox
+    from shbot.bot.delivery.outbox import Outbox
 
     original = Outbox._ack
 

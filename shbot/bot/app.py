@@ -32,6 +32,9 @@ from shbot.table import Outcome, Table
 from . import handlers as h
 from . import jobs, logs, robots, settings
 from .config import Config
+from .delivery.limiter import ChatRateLimiter
+from .delivery.outbox import Outbox
+from .delivery.pacer import Pacer
 from .handlers import admin as h_admin
 from .handlers import common as h_common
 from .handlers import join_deadline as h_join
@@ -41,9 +44,6 @@ from .handlers import practice as h_practice
 from .handlers import rematch as h_rematch
 from .handlers import seats as h_seats
 from .handlers import talk as h_talk
-from .limiter import ChatRateLimiter
-from .outbox import Outbox
-from .pacer import Pacer
 from .services import Services
 
 log = logging.getLogger(__name__)
@@ -51,9 +51,9 @@ log = logging.getLogger(__name__)
 
 def rate_limiter() -> BaseRateLimiter[Any]:
     """Every call to a chat under Telegram's 30 per second; a 429 stays in its chat (PTB's
-    AIORateLimiter held every call of the process on any 429: see :mod:`.limiter`).
+    AIORateLimiter held every call of the process on any 429: see :mod:`.delivery.limiter`).
 
-    Per-group pacing is the outbox's (:mod:`shbot.bot.pacer`): it chooses which message goes
+    Per-group pacing is the outbox's (:mod:`.delivery.pacer`): it chooses which message goes
     when a group's window allows, so a callback answer or an admin check never waits behind
     a group's messages."""
     return ChatRateLimiter()

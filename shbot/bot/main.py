@@ -39,7 +39,7 @@ from shbot.webapp import ListenError
 from . import logs, start_guards
 from .app import build_application
 from .config import Config, ConfigError, load_config
-from .sender import retry_seconds
+from .delivery.sender import retry_seconds
 
 log = logging.getLogger(__name__)
 

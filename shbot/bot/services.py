@@ -19,12 +19,12 @@ from shbot.storage import GameExists, GameRecord, NoGame, Store, StoreError
 from shbot.table import Outcome, Refusal, Table, lobby
 
 from . import logs
-from .answers import AnswerOrder, Presses
-from .commit import Commit
 from .config import Config
-from .outbox import Outbox
-from .sender import retry_seconds
-from .slots import SlotRenderer
+from .delivery.answers import AnswerOrder, Presses
+from .delivery.commit import Commit
+from .delivery.outbox import Outbox
+from .delivery.sender import retry_seconds
+from .delivery.slots import SlotRenderer
 
 log = logging.getLogger(__name__)
 

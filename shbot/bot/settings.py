@@ -23,9 +23,9 @@ from shbot.table import timers as table_timers
 from . import callbacks as cb
 from . import render as r
 from .config import TIMER_PRESETS
+from .delivery.sender import retry_seconds
 from .handlers import Ctx, group_only, is_group, reply, set_language, svc
 from .render import settings as rs
-from .sender import retry_seconds
 
 log = logging.getLogger(__name__)
 

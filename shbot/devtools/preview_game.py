@@ -2,7 +2,7 @@
 
 The table layer plays whole games (people with sample names, seeded random choices,
 claims, a computer standing in, timers) and every message the table owes is rendered by
-the bot's own :class:`~shbot.bot.slots.SlotRenderer`, in the order the bot would send it,
+the bot's own :class:`~shbot.bot.delivery.slots.SlotRenderer`, in the order the bot would send it,
 exactly as a group and its players would read it: the same texts, captions and keyboards.
 No Telegram, store or Application is involved, so a game takes milliseconds.
 """
@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 from telegram import InlineKeyboardMarkup
 
 from shbot.bot import render as r
+from shbot.bot.delivery.slots import SlotRenderer
 from shbot.bot.refusals import answer_text
 from shbot.bot.render import mylog as rm
 from shbot.bot.render import seats as rs
-from shbot.bot.slots import SlotRenderer
 from shbot.engine import Phase, Vote
 from shbot.engine.claims import CHOICES
 from shbot.i18n import Translator

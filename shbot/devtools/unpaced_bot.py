@@ -2,7 +2,7 @@
 
 The scale-out benchmark starts real bot processes (webhook mode, configured from the
 environment exactly like ``python -m shbot run``). Production paces every group at 20 calls
-a minute on purpose (the outbox's :class:`~shbot.bot.pacer.Pacer`), which would make a
+a minute on purpose (the outbox's :class:`~shbot.bot.delivery.pacer.Pacer`), which would make a
 benchmark game last minutes of real time; this entry point turns the pacer off and keeps
 AIORateLimiter (and its retries on 429) but with no rate limits, like the in-process
 benchmarks. Nothing else differs.
@@ -16,7 +16,7 @@ from collections.abc import Callable
 from telegram.ext import AIORateLimiter
 
 from shbot.bot import app
-from shbot.bot.pacer import Pacer
+from shbot.bot.delivery.pacer import Pacer
 
 
 def _unpaced() -> AIORateLimiter:

@@ -95,7 +95,7 @@ class Table:
     owed: dict[str, list[Any]] = field(default_factory=dict)  # slot -> [seq, chat, payload]
     shown: dict[str, int] = field(default_factory=dict)  # slot -> message id
     # round slot -> the part of its round its message last showed ("vote", "session", ...;
-    # "closed"): whether the group still sees buttons there (shbot.bot.budget.teller)
+    # "closed"): whether the group still sees buttons there (shbot.bot.delivery.budget.teller)
     stages: dict[str, str] = field(default_factory=dict)
     calls: list[float] = field(default_factory=list)  # recent group calls (epoch seconds)
     seen: list[str] = field(default_factory=list)  # recent callback query ids

@@ -20,9 +20,9 @@ from shbot.table.outcome import Outcome
 
 from .. import callbacks as cb
 from .. import render as r
-from ..answers import Press, again
-from ..answers import current as current_press
-from ..commit import Change
+from ..delivery.answers import Press, again
+from ..delivery.answers import current as current_press
+from ..delivery.commit import Change
 from ..refusals import refusal_text
 from ..services import Services
 

@@ -15,8 +15,8 @@ from telegram.error import RetryAfter, TelegramError
 from shbot.storage import GameExists, NoGame
 from shbot.table import MAX_PLAYERS, MIN_PLAYERS, Refusal, lobby, seats
 
+from ..delivery.sender import retry_seconds
 from ..render import seats as rs
-from ..sender import retry_seconds
 from .common import Ctx, current_table, is_group, player_from, reply, svc
 
 DEFAULT_PLAYERS = 7

@@ -19,7 +19,7 @@ from typing import Any
 from shbot.storage import FINISHED, LOBBY, RUNNING, GameRecord, NoGame, Store, VersionConflict
 from shbot.table import Outcome, Refusal, Table, seats
 
-from . import logs
+from .. import logs
 from .outbox import Outbox
 
 log = logging.getLogger(__name__)

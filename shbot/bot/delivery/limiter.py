@@ -3,8 +3,8 @@
 PTB's ``AIORateLimiter`` answers a 429 in any chat by holding *every* call of the process
 until the wait is over, then retrying: one group's "retry after 40" left other groups'
 presses unanswered for 40 s. Here a 429 goes back to its caller at once: the outbox pauses
-that chat only (:mod:`shbot.bot.sender`), and a callback answer or another chat's message
-never waits for it. Per-chat pacing is the outbox's (:mod:`shbot.bot.pacer`); this limiter
+that chat only (:mod:`shbot.bot.delivery.sender`), and a callback answer or another chat's message
+never waits for it. Per-chat pacing is the outbox's (:mod:`shbot.bot.delivery.pacer`); this limiter
 only keeps the calls to chats under Telegram's overall 30 a second, callback answers
 (which Telegram does not count) never waiting behind messages.
 

@@ -2,7 +2,7 @@
 
 One worker per group. It looks at what the group's table owes (slots, see
 :mod:`shbot.table.model`) and at the bot's plain replies for that group, picks the most
-urgent message that the :class:`~shbot.bot.pacer.Pacer` lets it send now, renders it from the
+urgent message that the :class:`~.pacer.Pacer` lets it send now, renders it from the
 newest committed table *then* (so a burst of votes costs one edit and the newest state always
 wins), sends or edits it, and only after Telegram accepted it marks the slot delivered in the
 store. A crash at any point leaves the slot owed: the restarted bot delivers it again.
@@ -11,7 +11,7 @@ Handlers and timers never wait for any of this; no lock is held across a Bot API
 Failures have one answer each: a 429 pauses that chat, a network error retries with
 backoff, a group the bot lost ends its game, a migrated group moves it, a player who
 blocked the bot is reported to the group once. The Bot API call itself and the mapping of
-its errors to those answers live in :mod:`shbot.bot.sender`.
+its errors to those answers live in :mod:`shbot.bot.delivery.sender`.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from .slots import Rendered
 from .tables import Tables
 
 if TYPE_CHECKING:
-    from .services import Services
+    from ..services import Services
 
 log = logging.getLogger(__name__)
 

@@ -1,7 +1,7 @@
 """One Bot API call of the outbox, and what each of its failures means for the worker.
 
 The outbox decides *what* to send and when; :class:`Sender` makes the call (text here, the
-board photo through :mod:`shbot.bot.media`), skips an edit that would change nothing, and
+board photo through :mod:`shbot.bot.delivery.media`), skips an edit that would change nothing, and
 turns every Telegram error into one of four answers: try later (:class:`Retry`), give the
 message up (:class:`Dropped`), the chat is gone (:class:`Unreachable`), the group moved
 (:class:`Migrated`).

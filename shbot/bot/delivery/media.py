@@ -25,8 +25,8 @@ from shbot.i18n import N_, Translator
 from shbot.table import Table
 from shbot.table import board as table_board
 
-from . import render as r
-from .render import picture
+from .. import render as r
+from ..render import picture
 
 if TYPE_CHECKING:
     from .pacer import Pacer

@@ -51,8 +51,8 @@ class Window:
 
     def ready_at(self, now: float, reserve: int = 0) -> float:
         """When a call may go; with ``reserve``, when more than that many calls stay free
-        (progress keeps them for step changes: see :mod:`shbot.bot.budget`), now and, with a
-        pace, at every later step of the pace."""
+        (progress keeps them for step changes: see :mod:`.budget`), now and, with a pace,
+        at every later step of the pace."""
         # One expression decides both "expired" and "free at": computed two ways, float
         # rounding could call a call free that is still counted, and the window overflows.
         span = self.period + self.margin

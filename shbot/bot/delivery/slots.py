@@ -19,12 +19,12 @@ from shbot.i18n import Translator
 from shbot.table import GROUP, PRIVATE_PHASES, Table, prompt_seat
 from shbot.webapp.buttons import table_button, with_table
 
+from .. import render as r
+from ..render import claims as rc
+from ..render import rolecard
+from ..render import seats as rs
+from ..render import timers as rt
 from . import media
-from . import render as r
-from .render import claims as rc
-from .render import rolecard
-from .render import seats as rs
-from .render import timers as rt
 
 #: Slots edited in place later (their message id is kept); every other slot is sent once.
 KEPT = ("lobby", "board", "round", "prompt", "claim")
