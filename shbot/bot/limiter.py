@@ -23,9 +23,12 @@ OVERALL_LIMIT, OVERALL_PERIOD, OVERALL_MARGIN = 30, 1.0, 0.05
 #: Calls that name no chat. A membership check names one and counts like a message: Telegram
 #: does not say it is free, and ten joins in a second beside ten /start replies went over.
 UNCOUNTED = frozenset({"answerCallbackQuery", "getMe", "getUpdates"})
+#: ``rate_limit_args`` of a call paced by a budget of its own, never by the game's: the Mini
+#: App's membership checks (shbot/webapp/access.py), which must never delay a game message.
+OWN_BUDGET = "webapp"
 
 
-class ChatRateLimiter(BaseRateLimiter[None]):
+class ChatRateLimiter(BaseRateLimiter[str | None]):
     """Calls to chats within ``limit`` a second (0: unlimited); errors, 429 included, go
     straight back to the caller."""
 
@@ -46,9 +49,10 @@ class ChatRateLimiter(BaseRateLimiter[None]):
         kwargs: dict[str, Any],
         endpoint: str,
         data: dict[str, Any],
-        rate_limit_args: None,
+        rate_limit_args: str | None,
     ) -> bool | dict[str, Any] | list[Any]:
-        if self.limit > 0 and data.get("chat_id") is not None and endpoint not in UNCOUNTED:
+        counted = endpoint not in UNCOUNTED and rate_limit_args != OWN_BUDGET
+        if self.limit > 0 and data.get("chat_id") is not None and counted:
             loop = asyncio.get_running_loop()
             while True:
                 now = loop.time()
