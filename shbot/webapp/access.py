@@ -35,8 +35,8 @@ MEMBER_SECONDS = 300.0  # a "yes" is kept this long
 REFUSED_SECONDS = 30.0  # a "no" only this long
 ASKS_PER_USER = 6  # Telegram asked about one user at most this many times...
 ASK_WINDOW = 600.0  # ...in this many seconds
-ASK_RATE = 2.0  # the Mini App's own getChatMember calls a second, all users together
-ASK_BURST = 4.0
+ASK_RATE = 5.0  # the Mini App's own getChatMember calls a second, all users together
+ASK_BURST = 10.0
 FRESH_SECONDS = 1.0  # one read of a chat's game from the store serves this long
 MEMBERS = ("creator", "administrator", "member")
 CHAT_RE = re.compile(r"^c?(-?[0-9]{1,19})$")
@@ -109,6 +109,7 @@ class Access:
         self.asked = 0  # getChatMember calls made (tests and logs)
         self._members: dict[tuple[int, int], tuple[bool, float]] = {}
         self._asks: dict[int, deque[float]] = {}
+        self._asking: dict[tuple[int, int], asyncio.Future[bool]] = {}
 
     async def chat_for(self, user: WebUser, asked: str | None) -> int:
         if asked:
@@ -169,6 +170,9 @@ class Access:
             keep = MEMBER_SECONDS if cached[0] else REFUSED_SECONDS
             if now - cached[1] < keep:
                 return cached[0]
+        asking = self._asking.get(key)
+        if asking is not None:  # the same question is on its way: its answer serves both
+            return await asyncio.shield(asking)
         asks = self._asks.setdefault(user_id, deque())
         while asks and now - asks[0] >= ASK_WINDOW:
             asks.popleft()
@@ -180,7 +184,11 @@ class Access:
         asks.append(now)
         if len(self._asks) > 50_000:
             self._asks = {user_id: asks}
-        ok = await self._ask(chat_id, user_id)
+        asking = self._asking[key] = asyncio.ensure_future(self._ask(chat_id, user_id))
+        try:
+            ok = await asyncio.shield(asking)
+        finally:
+            self._asking.pop(key, None)
         if len(self._members) > 50_000:
             self._members.clear()
         self._members[key] = (ok, self.clock())
