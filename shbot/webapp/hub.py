@@ -21,6 +21,7 @@ from . import views
 
 KEEP_TABLES = 2  # per chat: the commit path's newest and the store's (another process)
 MAX_CHATS = 512
+WAKE_BATCH = 50  # streams woken per turn of the event loop
 
 
 class Hub:
@@ -33,7 +34,7 @@ class Hub:
     def __init__(self) -> None:
         self.tables: dict[int, Table] = {}
         self.versions: dict[int, int] = {}
-        self._events: dict[int, asyncio.Event] = {}
+        self._waiters: dict[int, set[asyncio.Future[None]]] = {}
         self._watchers: dict[int, int] = {}
         self.frames = Frames()
         #: chat id -> (when, the store's table being read): Access.table's shared reads
@@ -45,9 +46,9 @@ class Hub:
             return
         self.tables[chat_id] = table
         self.versions[chat_id] = self.versions.get(chat_id, 0) + 1
-        event = self._events.pop(chat_id, None)
-        if event is not None:
-            event.set()
+        waiters = self._waiters.pop(chat_id, None)
+        if waiters:
+            _wake_some(list(waiters))
 
     def newest(self, chat_id: int) -> Table | None:
         return self.tables.get(chat_id)
@@ -66,21 +67,56 @@ class Hub:
         self._watchers.pop(chat_id, None)
         self.tables.pop(chat_id, None)
         self.versions.pop(chat_id, None)
-        self._events.pop(chat_id, None)
+        self._waiters.pop(chat_id, None)
         self.frames.forget(chat_id)
 
-    async def wait(self, chat_id: int, seen: int, timeout: float, stop: asyncio.Event) -> bool:
-        """Until the chat changes after version ``seen`` (True), ``timeout`` or ``stop``."""
+    async def wait(self, chat_id: int, seen: int, timeout: float, stop: Stop) -> bool:
+        """Until the chat changes after version ``seen`` (True), ``timeout`` or ``stop``.
+        One future and one timer a stream (no task): a change wakes thousands cheaply."""
         if self.version(chat_id) != seen:
             return True
-        event = self._events.setdefault(chat_id, asyncio.Event())
-        waits = [asyncio.ensure_future(event.wait()), asyncio.ensure_future(stop.wait())]
+        if stop.stopped:
+            return False
+        loop = asyncio.get_running_loop()
+        waiter: asyncio.Future[None] = loop.create_future()
+        waiters = self._waiters.setdefault(chat_id, set())
+        waiters.add(waiter)
+        stop.waiter = waiter
+        timer = loop.call_later(timeout, _wake, waiter)
         try:
-            await asyncio.wait(waits, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+            await waiter
         finally:
-            for w in waits:
-                w.cancel()
+            timer.cancel()
+            waiters.discard(waiter)
+            stop.waiter = None
         return self.version(chat_id) != seen
+
+
+class Stop:
+    """Ends one stream's wait at once (the client left, the server stops)."""
+
+    def __init__(self) -> None:
+        self.stopped = False
+        self.waiter: asyncio.Future[None] | None = None
+
+    def set(self) -> None:
+        self.stopped = True
+        if self.waiter is not None:
+            _wake(self.waiter)
+
+
+def _wake_some(waiters: list[asyncio.Future[None]]) -> None:
+    """Wake :data:`WAKE_BATCH` streams now and the rest at the loop's next turns: a press
+    (or a Bot API reply) waiting meanwhile goes between two batches, not after them all."""
+    for waiter in waiters[:WAKE_BATCH]:
+        _wake(waiter)
+    if len(waiters) > WAKE_BATCH:
+        asyncio.get_running_loop().call_soon(_wake_some, waiters[WAKE_BATCH:])
+
+
+def _wake(waiter: asyncio.Future[None]) -> None:
+    if not waiter.done():
+        waiter.set_result(None)
 
 
 class Frames:

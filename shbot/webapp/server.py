@@ -21,7 +21,6 @@ all) and membership checks are capped, the excess refused with ``429`` and
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import re
@@ -38,7 +37,7 @@ from shbot.i18n import Translator, normalize, translator
 from . import ListenError, guard
 from .access import Access, Denied, Seen
 from .auth import AuthError, WebUser, verify
-from .hub import Hub
+from .hub import Hub, Stop
 from .labels import error
 
 log = logging.getLogger(__name__)
@@ -288,7 +287,7 @@ class Events(Api):
     about 240 KB each)."""
 
     closed = False
-    stop: asyncio.Event
+    stop: Stop
 
     def prepare(self) -> None:
         self._transforms = []
@@ -320,7 +319,7 @@ class Events(Api):
             return
         t, seen = found
         chat_id = seen.chat_id
-        self.stop = asyncio.Event()
+        self.stop = Stop()
         self.set_header("Content-Type", "text/event-stream; charset=utf-8")
         self.set_header("X-Accel-Buffering", "no")  # nginx: pass each event on at once
         hub = self.app.hub
