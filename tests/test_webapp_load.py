@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import socket
 import time
 from collections import Counter
 from collections.abc import AsyncIterator
@@ -281,3 +282,42 @@ async def test_the_games_limiter_lets_the_mini_apps_calls_by() -> None:
         )
     assert time.monotonic() - started < 0.5 and calls.count("member") == 20
     assert len(limiter.window.times) == 3, "no slot of the game's taken"
+
+
+async def test_a_stream_whose_client_reads_nothing_is_closed(
+    wbot: Bot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A client that opens a stream and never reads keeps neither the stream's slot nor
+    ever more of its events in memory: a write not taken within WRITE_SECONDS ends it."""
+    from shbot.webapp import server
+
+    monkeypatch.setattr(server, "WRITE_SECONDS", 0.5)
+    users = make_users(5)
+    group = await open_game(wbot, users)
+    app = webapp(wbot)
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.connect(("127.0.0.1", app.port))
+    sock.sendall(
+        f"GET /table/api/events?chat={group.id} HTTP/1.1\r\nHost: x\r\n"
+        f"Authorization: tma {signed(wbot, users[0])}\r\n\r\n".encode()
+    )
+    try:
+        for _ in range(100):
+            if app.streams:
+                break
+            await asyncio.sleep(0.02)
+        assert len(app.streams) == 1
+        big = b"data: " + b"x" * 262_144 + b"\n\n"
+        count = iter(range(10**6))
+        monkeypatch.setattr(app.hub.frames, "event", lambda *a: big + str(next(count)).encode())
+        table = await wbot.table(group)
+        assert table is not None
+        started = time.monotonic()
+        while app.streams and time.monotonic() - started < 20:
+            app.hub.changed(group.id, table)  # a change; the stream cannot pass it on
+            await asyncio.sleep(0.05)
+        assert not app.streams and not app.per_user, "the stream still holds its slot"
+        assert time.monotonic() - started < 15
+    finally:
+        sock.close()

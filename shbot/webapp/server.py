@@ -21,6 +21,7 @@ all) and membership checks are capped, the excess refused with ``429`` and
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import re
@@ -43,6 +44,7 @@ from .labels import error
 log = logging.getLogger(__name__)
 
 PING_SECONDS = 15.0  # a comment on an idle stream; also when the store is read again
+WRITE_SECONDS = 30.0  # a stream whose client has not taken an event by then is closed
 RETRY_MS = 1000
 MAX_STREAMS = 2000  # event streams at most, all users together
 STREAMS_PER_USER = 6  # a phone and a desktop, a few groups
@@ -335,7 +337,8 @@ class Events(Api):
                     last = event
                 else:
                     self.write(b": ping\n\n")
-                await self.flush()
+                async with asyncio.timeout(WRITE_SECONDS):
+                    await self.flush()  # a client that reads nothing keeps no stream
                 woke = await hub.wait(chat_id, version, PING_SECONDS, self.stop)
                 if self.closed:
                     break
@@ -344,6 +347,9 @@ class Events(Api):
                     seen = await self.app.access.check(user, chat_id, table)
         except (iostream.StreamClosedError, Denied):
             pass
+        except TimeoutError:
+            self.closed = True
+            self.request.connection.close()  # type: ignore[union-attr]
         finally:
             hub.unwatch(chat_id)
             self.app.streams.discard(self)
