@@ -257,3 +257,30 @@ async def test_the_start_asks_again_about_those_seated_by_the_link(bot: Bot) -> 
     assert bot.h.refused(query)
     assert member_checks(bot, users[1].id) == 1, "members seen by a press are not asked again"
     bot.h.assert_no_errors()
+
+
+async def test_a_membership_change_is_forgotten_by_the_mini_app_too(bot: Bot) -> None:
+    """A chat_member update tells the Mini App to ask Telegram again (its refusal lives
+    30 s; a user who just joined the group should not wait for it)."""
+
+    class Access:
+        forgotten: list[tuple[int, int]] = []
+
+        def forget(self, chat_id: int, user_id: int) -> None:
+            self.forgotten.append((chat_id, user_id))
+
+    class Webapp:
+        access = Access()
+
+    bot.app.bot_data["webapp"] = Webapp()
+    try:
+        users = make_users(3)
+        group = await open_game(bot, users, start=False)
+        joiner = make_user("Joiner")
+        bot.fake.chats[group.id].members.add(joiner.id)
+        await bot.h.feed(bot.fake.remove_member(group.id, joiner.id))
+        await bot.settle()
+        assert Access.forgotten == [(group.id, joiner.id)]
+        bot.h.assert_no_errors()
+    finally:
+        bot.app.bot_data.pop("webapp", None)

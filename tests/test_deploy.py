@@ -226,8 +226,10 @@ def test_compose_bot_waits_for_redis_and_takes_the_token_from_the_environment() 
 
     assert set(env) == set(VARIABLES)
     assert env["SHBOT_DB"] == "${SHBOT_DB:-/data/shbot.sqlite3}"  # the image's volume
+    # The Mini App listens on loopback by default; in the container, on its own address.
+    assert env["SHBOT_WEBAPP_LISTEN"] == "${SHBOT_WEBAPP_LISTEN:-0.0.0.0}"
     for name, value in env.items():
-        if name not in ("BOT_TOKEN", "REDIS_URL", "SHBOT_DB"):
+        if name not in ("BOT_TOKEN", "REDIS_URL", "SHBOT_DB", "SHBOT_WEBAPP_LISTEN"):
             assert value == f"${{{name}:-}}", name
 
 

@@ -141,6 +141,8 @@ async def test_a_ten_player_game_live_in_the_browser(store: Store, tmp_path: Pat
             )
             secret = await run(text, driver, "#secret")
             assert "Your secret role in this game" in secret
+            unfold = "document.querySelector('#record-box summary').click()"
+            await run(driver.execute_script, unfold)  # the record is folded at first
             record = await run(text, driver, "#record")
             assert "Round 1" in record and "nominated" in record
             now = await run(text, driver, "#now")

@@ -43,7 +43,7 @@ VARIABLES: dict[str, str] = {
     "SHBOT_WEBHOOK_PORT": "8443",
     "SHBOT_WEBHOOK_SECRET": "(derived from the token)",
     "SHBOT_WEBAPP_URL": "(unset)",
-    "SHBOT_WEBAPP_LISTEN": "0.0.0.0",
+    "SHBOT_WEBAPP_LISTEN": "127.0.0.1",
     "SHBOT_WEBAPP_PORT": "8080",
     "SHBOT_LOCALES": "(the bundled locales/)",
     "SHBOT_TIMERS": "normal",
@@ -107,7 +107,7 @@ class Config:
     webhook_port: int = 8443
     webhook_secret: str = ""  # load_config derives one from the token when unset
     webapp_url: str | None = None  # set: the bot serves the Mini App (shbot/webapp)
-    webapp_listen: str = "0.0.0.0"
+    webapp_listen: str = "127.0.0.1"  # the TLS proxy in front reaches it there
     webapp_port: int = 8080  # 0: any free port (tests)
     extra: dict[str, str] = field(default_factory=dict)
 
@@ -268,8 +268,10 @@ def _webapp_url(env: Mapping[str, str], api_url: str) -> str | None:
     return url
 
 
-def _listen(env: Mapping[str, str], name: str = "SHBOT_WEBHOOK_LISTEN") -> str:
-    host = _get(env, name) or "0.0.0.0"
+def _listen(
+    env: Mapping[str, str], name: str = "SHBOT_WEBHOOK_LISTEN", default: str = "0.0.0.0"
+) -> str:
+    host = _get(env, name) or default
     try:
         ipaddress.ip_address(host)
     except ValueError:
@@ -365,7 +367,7 @@ def load_config(env: Mapping[str, str] | None = None) -> Config:
         webhook_port=webhook_port,
         webhook_secret=_secret(env, token),
         webapp_url=webapp_url,
-        webapp_listen=_listen(env, "SHBOT_WEBAPP_LISTEN"),
+        webapp_listen=_listen(env, "SHBOT_WEBAPP_LISTEN", "127.0.0.1"),
         webapp_port=_webapp_port(env, bool(webhook_url and webapp_url), webhook_port),
     )
 

@@ -148,6 +148,15 @@ def toasts(t: Translator) -> list[Shown]:
     return [Shown("toast", "Refusals and answers", "", text) for text in texts if text]
 
 
+def mini_app(t: Translator) -> list[Shown]:
+    """The Mini App's page (shbot/webapp): its words, and why it would show nothing."""
+    from shbot.webapp.labels import error, labels
+
+    texts = list(labels(t).values())
+    texts += [error(t, reason) for reason in ("expired", "forbidden", "no_game", "busy", "x")]
+    return [Shown("private", "Mini App", "📋", text) for text in texts]
+
+
 GROUP_STATS = {
     "games": 5,
     "wins": {"liberal": 2, "fascist": 3},
@@ -248,7 +257,7 @@ class Preview:
 def build(lang: str) -> Preview:
     """The preview of ``lang``."""
     t = Recorder(base_translator(lang))
-    shown = [*commands(t), *sample_games(t), *toasts(t)]
+    shown = [*commands(t), *sample_games(t), *toasts(t), *mini_app(t)]
     in_play = set(t.used)
     entries = catalog_entries()
     out = [f"# shbot as players see it: {lang}", "", INTRO, ""]

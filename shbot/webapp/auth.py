@@ -115,6 +115,8 @@ def verify(raw: str, token: str, *, now: float | None = None, max_age: float = M
         raise AuthError("future")
     if clock - auth_date > max_age:
         raise AuthError("expired")
+    if user_id >= 1 << 63:
+        raise AuthError("malformed")  # no such user: the store's ids are 64-bit
     if user_id <= 0 or user.get("is_bot"):
         raise AuthError("not_a_person")
     first = str(user.get("first_name") or "")

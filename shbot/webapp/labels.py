@@ -38,6 +38,8 @@ def error(t: Translator, reason: str) -> str:
         return t._("This table link has expired: open it again from the chat.")
     if reason == "forbidden":
         return t._("Only the members of this group can see its table.")
+    if reason == "busy":
+        return t._("Too many tables are open right now: the page tries again in a moment.")
     if reason == "no_game":
         return t._("No game to show: open the table from a game's board or from your role message.")
     return t._("Open this table from Telegram: the page could not check who you are.")

@@ -12,6 +12,11 @@ Every API request carries Telegram's signed ``initData`` in a header (``Authoriz
 <initData>``; the page reads the event stream through ``fetch`` so that it never goes in a
 URL a proxy logs; ``init=`` is accepted too, for a plain EventSource); refused requests get
 a status and one translated sentence, never a view.
+
+No client may slow the bot down (``guard.py``): connections, streams (per user and in
+all) and membership checks are capped, the excess refused with ``429`` and
+``Retry-After``; a change is serialised once per audience and shared by its streams
+(``hub.py``), never compressed per stream.
 """
 
 from __future__ import annotations
@@ -19,97 +24,57 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
+from collections import Counter
 from importlib import resources
+from types import TracebackType
 from typing import Any
 
-from tornado import httpserver, iostream, netutil, web
+from tornado import iostream, netutil, web
+from tornado.log import app_log
 
 from shbot.i18n import Translator, normalize, translator
-from shbot.table import Table
 
-from . import ListenError, views
+from . import ListenError, guard
 from .access import Access, Denied, Seen
 from .auth import AuthError, WebUser, verify
+from .hub import Hub, Stop
 from .labels import error
 
 log = logging.getLogger(__name__)
 
 PING_SECONDS = 15.0  # a comment on an idle stream; also when the store is read again
+WRITE_SECONDS = 30.0  # a stream whose client has not taken an event by then is closed
 RETRY_MS = 1000
+MAX_STREAMS = 2000  # event streams at most, all users together
+STREAMS_PER_USER = 6  # a phone and a desktop, a few groups
+#: Telegram's web clients may frame the page (the apps open it in a web view of their own).
+FRAMERS = "https://web.telegram.org https://*.telegram.org"
 #: The page runs its own script and Telegram's, talks to its own server, nothing else.
 CSP = (
     "default-src 'self'; script-src 'self' https://telegram.org; img-src 'self' data:; "
-    "object-src 'none'; base-uri 'none'; form-action 'none'"
+    f"object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors {FRAMERS}"
 )
-
-
-class Hub:
-    """The newest committed table of each watched chat, and a wake-up for its streams.
-
-    :meth:`changed` is called by the commit path after every committed change (cheap: a
-    dict store and an event set, only for chats someone watches). Each change counts one
-    version, so a stream that was busy writing when a change came still sees it."""
-
-    def __init__(self) -> None:
-        self.tables: dict[int, Table] = {}
-        self.versions: dict[int, int] = {}
-        self._events: dict[int, asyncio.Event] = {}
-        self._watchers: dict[int, int] = {}
-
-    def changed(self, chat_id: int, table: Table) -> None:
-        if chat_id not in self._watchers:
-            return
-        self.tables[chat_id] = table
-        self.versions[chat_id] = self.versions.get(chat_id, 0) + 1
-        event = self._events.pop(chat_id, None)
-        if event is not None:
-            event.set()
-
-    def newest(self, chat_id: int) -> Table | None:
-        return self.tables.get(chat_id)
-
-    def version(self, chat_id: int) -> int:
-        return self.versions.get(chat_id, 0)
-
-    def watch(self, chat_id: int) -> None:
-        self._watchers[chat_id] = self._watchers.get(chat_id, 0) + 1
-
-    def unwatch(self, chat_id: int) -> None:
-        left = self._watchers.get(chat_id, 1) - 1
-        if left > 0:
-            self._watchers[chat_id] = left
-            return
-        self._watchers.pop(chat_id, None)
-        self.tables.pop(chat_id, None)
-        self.versions.pop(chat_id, None)
-        self._events.pop(chat_id, None)
-
-    async def wait(self, chat_id: int, seen: int, timeout: float, stop: asyncio.Event) -> bool:
-        """Until the chat changes after version ``seen`` (True), ``timeout`` or ``stop``."""
-        if self.version(chat_id) != seen:
-            return True
-        event = self._events.setdefault(chat_id, asyncio.Event())
-        waits = [asyncio.ensure_future(event.wait()), asyncio.ensure_future(stop.wait())]
-        try:
-            await asyncio.wait(waits, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            for w in waits:
-                w.cancel()
-        return self.version(chat_id) != seen
+BAD_INIT = frozenset({"malformed", "duplicate", "too_long"})  # 400, not 401
+STATIC_NAME = re.compile(r"^[A-Za-z0-9_-]+\.(?:js|css)$")
 
 
 class WebApp:
     """The server and what its handlers share (``svc``: the bot's Services)."""
 
+    max_connections = guard.MAX_CONNECTIONS
+
     def __init__(self, svc: Any, path: str = "") -> None:
         self.svc = svc
         self.path = path.rstrip("/")
         self.hub = Hub()
-        self.access = Access(svc, self.hub.newest)
-        self.server: httpserver.HTTPServer | None = None
+        self.access = Access(svc, self.hub)
+        self.server: guard.GuardedServer | None = None
         self.port = 0
-        self._public: dict[tuple[int, str], tuple[Table, dict[str, Any]]] = {}
         self.streams: set[web.RequestHandler] = set()
+        self.per_user: Counter[int] = Counter()
+        self.max_streams = MAX_STREAMS
+        self.streams_per_user = STREAMS_PER_USER
 
     def application(self) -> web.Application:
         static = str(resources.files("shbot.webapp") / "static")
@@ -119,15 +84,17 @@ class WebApp:
                 (rf"{base}/", Page, {"static": static}),
                 (rf"{base}/api/state", State, {"app": self}),
                 (rf"{base}/api/events", Events, {"app": self}),
-                (rf"{base}/static/(.*)", web.StaticFileHandler, {"path": static}),
+                (rf"{base}/static/(.*)", Static, {"path": static}),
                 (rf"{base}", web.RedirectHandler, {"url": f"{base}/"}),
             ],
             compress_response=True,
             log_function=_access_log,
+            default_handler_class=NotFound,
         )
 
     async def start(self, listen: str, port: int) -> int:
         """Listen (port 0: any free port); the port bound."""
+        nofile = guard.raise_nofile()
         try:
             sockets = netutil.bind_sockets(port, listen)
         except OSError as exc:
@@ -135,10 +102,20 @@ class WebApp:
                 f"SHBOT_WEBAPP_LISTEN/SHBOT_WEBAPP_PORT: cannot listen on {listen}:{port}: "
                 f"{exc.strerror or exc}"
             ) from None
-        self.server = httpserver.HTTPServer(self.application(), xheaders=True)
+        guard.scrub_tornado_logs()
+        cap = guard.connection_cap(nofile, self.max_connections)
+        self.server = guard.server(self.application(), cap)
         self.server.add_sockets(sockets)
         self.port = int(sockets[0].getsockname()[1])
-        log.info("Mini App served on %s:%d%s/", listen, self.port, self.path)
+        log.info(
+            "Mini App served on %s:%d%s/ (open files %d; at most %d connections, %d streams)",
+            listen,
+            self.port,
+            self.path,
+            nofile,
+            cap,
+            self.max_streams,
+        )
         return self.port
 
     async def stop(self) -> None:
@@ -149,20 +126,22 @@ class WebApp:
             await self.server.close_all_connections()
             self.server = None
 
-    def public(self, t: Translator, table: Table) -> dict[str, Any]:
-        """The public part, built once per committed table and language."""
-        key = (id(table), t.locale)
-        cached = self._public.get(key)
-        if cached is not None and cached[0] is table:
-            return cached[1]
-        if len(self._public) > 256:
-            self._public.clear()
-        built = views.public(t, table)
-        self._public[key] = (table, built)
-        return built
+    def admit(self, user_id: int) -> bool:
+        """One more event stream for ``user_id``, within the caps (then :meth:`release`)."""
+        if sum(self.per_user.values()) >= self.max_streams:
+            return False
+        if self.per_user[user_id] >= self.streams_per_user:
+            return False
+        self.per_user[user_id] += 1
+        return True
 
-    def view(self, t: Translator, seen: Seen) -> dict[str, Any]:
-        return {**self.public(t, seen.table), **views.personal(t, seen.table, seen.seat)}
+    def release(self, user_id: int) -> None:
+        self.per_user[user_id] -= 1
+        if self.per_user[user_id] <= 0:
+            del self.per_user[user_id]
+
+    def body(self, t: Translator, seen: Seen) -> bytes:
+        return self.hub.frames.body(seen.chat_id, t, seen.table, seen.seat)
 
 
 def _access_log(handler: web.RequestHandler) -> None:
@@ -180,28 +159,66 @@ def _access_log(handler: web.RequestHandler) -> None:
     )
 
 
-class Page(web.RequestHandler):
+class Base(web.RequestHandler):
+    """Every response: no sniffing; every log line: the path, never the query."""
+
+    def set_default_headers(self) -> None:
+        self.set_header("X-Content-Type-Options", "nosniff")
+        self.set_header("Referrer-Policy", "no-referrer")
+
+    def _request_summary(self) -> str:
+        return f"{self.request.method} {self.request.path} ({self.request.remote_ip})"
+
+    def log_exception(
+        self,
+        typ: type[BaseException] | None,
+        value: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if isinstance(value, web.HTTPError):
+            return  # a status of ours (a 404), told by the access log
+        app_log.error("Uncaught exception %s", self._request_summary(), exc_info=value)
+
+    def write_error(self, status_code: int, **kwargs: Any) -> None:
+        self.set_header("Content-Type", "text/plain; charset=utf-8")
+        self.finish(f"{status_code}\n")
+
+
+class NotFound(Base):
+    def prepare(self) -> None:
+        raise web.HTTPError(404)
+
+
+class Static(Base, web.StaticFileHandler):
+    """The page's script and style, by name: anything else (``..``, a NUL) a plain 404."""
+
+    async def get(self, path: str, include_body: bool = True) -> None:
+        if not STATIC_NAME.match(path):
+            raise web.HTTPError(404)
+        await super().get(path, include_body)
+
+
+class Page(Base):
     def initialize(self, static: str) -> None:
         self.static = static
 
     def get(self) -> None:
         self.set_header("Content-Type", "text/html; charset=utf-8")
         self.set_header("Cache-Control", "no-cache")
-        self.set_header("Referrer-Policy", "no-referrer")
         self.set_header("Content-Security-Policy", CSP)
         with open(f"{self.static}/index.html", "rb") as page:
             self.write(page.read())
 
 
-class Api(web.RequestHandler):
+class Api(Base):
     app: WebApp
 
     def initialize(self, app: WebApp) -> None:
         self.app = app
 
     def set_default_headers(self) -> None:
+        super().set_default_headers()
         self.set_header("Cache-Control", "no-store")
-        self.set_header("Referrer-Policy", "no-referrer")
 
     def init_data(self) -> str:
         header = self.request.headers.get("Authorization", "")
@@ -213,19 +230,23 @@ class Api(web.RequestHandler):
         """For a refusal before anyone is known: the page's own guess of the language."""
         return translator(normalize(self.get_query_argument("lang", "")) or "en")
 
-    def refuse(self, status: int, t: Translator, reason: str) -> None:
+    def refuse(self, status: int, t: Translator, reason: str, retry: float = 0) -> None:
         self.set_status(status)
+        if retry:
+            self.set_header("Retry-After", str(max(1, round(retry))))
         self.set_header("Content-Type", "application/json; charset=utf-8")
-        self.finish(json.dumps({"error": error(t, reason), "reason": reason}))
+        self.finish(json_refusal(t, reason))
 
-    async def seen(self, *, watch: bool = False) -> tuple[WebUser, Translator, Seen] | None:
-        """The signed-in user, their language and what they may see; None: refused.
-        ``watch``: the hub keeps the chat's commits from before its table is read."""
+    def user(self) -> WebUser | None:
         try:
-            user = verify(self.init_data(), self.app.svc.config.token)
+            return verify(self.init_data(), self.app.svc.config.token)
         except AuthError as exc:
-            self.refuse(401, self.t_unknown(), exc.reason)
+            self.refuse(400 if exc.reason in BAD_INIT else 401, self.t_unknown(), exc.reason)
             return None
+
+    async def seen(self, user: WebUser, *, watch: bool = False) -> tuple[Translator, Seen] | None:
+        """The user's language and what they may see; None: refused.
+        ``watch``: the hub keeps the chat's commits from before its table is read."""
         t = translator(await self.app.svc.user_lang(user.id, user.language_code))
         try:
             chat_id = await self.app.access.chat_for(user, self.get_query_argument("chat", None))
@@ -241,26 +262,37 @@ class Api(web.RequestHandler):
         except Denied as denied:
             if watch:
                 self.app.hub.unwatch(chat_id)
-            self.refuse(403 if denied.reason == "forbidden" else 404, t, denied.reason)
+            status = {"forbidden": 403, "busy": 429}.get(denied.reason, 404)
+            self.refuse(status, t, denied.reason, denied.retry)
             return None
-        return user, t, seen
+        return t, seen
+
+
+def json_refusal(t: Translator, reason: str) -> str:
+    return json.dumps({"error": error(t, reason), "reason": reason})
 
 
 class State(Api):
     async def get(self) -> None:
-        found = await self.seen()
+        user = self.user()
+        found = None if user is None else await self.seen(user)
         if found is None:
             return
-        _, t, seen = found
+        t, seen = found
         self.set_header("Content-Type", "application/json; charset=utf-8")
-        self.finish(json.dumps(self.app.view(t, seen), ensure_ascii=False))
+        self.finish(self.app.body(t, seen))
 
 
 class Events(Api):
-    """The view as server-sent events: again whenever a commit changes it."""
+    """The view as server-sent events: again whenever a commit changes it. Uncompressed:
+    the same bytes go to every stream of an audience (a gzip context per stream cost
+    about 240 KB each)."""
 
     closed = False
-    stop: asyncio.Event
+    stop: Stop
+
+    def prepare(self) -> None:
+        self._transforms = []
 
     def on_connection_close(self) -> None:
         self.finish_stream()
@@ -271,28 +303,42 @@ class Events(Api):
             self.stop.set()
 
     async def get(self) -> None:
-        found = await self.seen(watch=True)
+        user = self.user()
+        if user is None:
+            return
+        if not self.app.admit(user.id):
+            t = translator(await self.app.svc.user_lang(user.id, user.language_code))
+            self.refuse(429, t, "busy", guard.RETRY_SECONDS)
+            return
+        try:
+            await self.serve(user)
+        finally:
+            self.app.release(user.id)
+
+    async def serve(self, user: WebUser) -> None:
+        found = await self.seen(user, watch=True)
         if found is None:
             return
-        user, t, seen = found
+        t, seen = found
         chat_id = seen.chat_id
-        self.stop = asyncio.Event()
+        self.stop = Stop()
         self.set_header("Content-Type", "text/event-stream; charset=utf-8")
         self.set_header("X-Accel-Buffering", "no")  # nginx: pass each event on at once
         hub = self.app.hub
         self.app.streams.add(self)
-        last = ""
+        last = b""
         try:
             self.write(f"retry: {RETRY_MS}\n\n")
             while not self.closed:
                 version = hub.version(chat_id)
-                body = json.dumps(self.app.view(t, seen), ensure_ascii=False)
-                if body != last:
-                    self.write(f"data: {body}\n\n")
-                    last = body
+                event = hub.frames.event(chat_id, t, seen.table, seen.seat)
+                if event is not last and event != last:
+                    self.write(event)
+                    last = event
                 else:
-                    self.write(": ping\n\n")
-                await self.flush()
+                    self.write(b": ping\n\n")
+                async with asyncio.timeout(WRITE_SECONDS):
+                    await self.flush()  # a client that reads nothing keeps no stream
                 woke = await hub.wait(chat_id, version, PING_SECONDS, self.stop)
                 if self.closed:
                     break
@@ -301,6 +347,9 @@ class Events(Api):
                     seen = await self.app.access.check(user, chat_id, table)
         except (iostream.StreamClosedError, Denied):
             pass
+        except TimeoutError:
+            self.closed = True
+            self.request.connection.close()  # type: ignore[union-attr]
         finally:
             hub.unwatch(chat_id)
             self.app.streams.discard(self)

@@ -49,8 +49,8 @@ def seats(t: Translator, table: Table, seat: int | None) -> list[dict[str, Any]]
     game = table.game
     names = table.names()
     if game is None:
-        return [
-            {"n": i + 1, "name": n, "bot": p.id < 0, "you": False}
+        return [  # a lobby: ``seat`` is the viewer's place in it
+            {"n": i + 1, "name": n, "bot": p.id < 0, "you": i == seat}
             for i, (n, p) in enumerate(zip(names, table.players, strict=True))
         ]
     view = game.public_view()

@@ -38,11 +38,21 @@ OVERALL_LIMIT, OVERALL_PERIOD, OVERALL_MARGIN = 30, 1.0, 0.05
 #: does not say it is free, and ten joins in a second beside ten /start replies went over.
 UNCOUNTED = frozenset({"answerCallbackQuery", "getMe", "getUpdates"})
 ANSWER = "answerCallbackQuery"
+#: ``rate_limit_args`` of a call on a budget of its own (the Mini App's membership checks,
+#: shbot/webapp/access.py): it goes only while more than :data:`GAME_RESERVE` of the second's
+#: calls are free, else it is refused at once (:class:`Busy`), so it never makes a game's call
+#: wait nor takes the process over Telegram's 30 a second.
+OWN_BUDGET = "webapp"
+GAME_RESERVE = 10
 #: The pause before an answer that timed out (or met a 5xx) is tried again.
 NETWORK_PAUSE = 1.0
 
 
-class ChatRateLimiter(BaseRateLimiter[None]):
+class Busy(RetryAfter):
+    """A call on its own budget found the second's calls taken by the games: try later."""
+
+
+class ChatRateLimiter(BaseRateLimiter[str | None]):
     """Calls to chats within ``limit`` a second (0: unlimited); errors, 429 included, go
     straight back to the caller."""
 
@@ -63,10 +73,16 @@ class ChatRateLimiter(BaseRateLimiter[None]):
         kwargs: dict[str, Any],
         endpoint: str,
         data: dict[str, Any],
-        rate_limit_args: None,
+        rate_limit_args: str | None,
     ) -> bool | dict[str, Any] | list[Any]:
         if endpoint == ANSWER:
             return await self._answer(callback, args, kwargs, data)
+        if rate_limit_args == OWN_BUDGET and self.limit > 0:
+            now = asyncio.get_running_loop().time()
+            if self.window.ready_at(now, reserve=GAME_RESERVE) > now:
+                raise Busy(1)
+            self.window.take(now)
+            return await callback(*args, **kwargs)
         if self.limit > 0 and data.get("chat_id") is not None and endpoint not in UNCOUNTED:
             loop = asyncio.get_running_loop()
             while True:

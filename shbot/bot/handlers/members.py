@@ -83,6 +83,9 @@ async def on_chat_member(update: Update, context: Ctx) -> None:
     change = update.chat_member
     if change is None or not is_group(change.chat):
         return
+    webapp = context.application.bot_data.get("webapp")  # the Mini App asks again too
+    if webapp is not None:
+        webapp.access.forget(change.chat.id, change.new_chat_member.user.id)
     if gone(change.new_chat_member):
         await unseat(context, change.chat.id, change.new_chat_member.user.id)
 

@@ -84,7 +84,8 @@
     blocks($("secret"), v.secret); $("secret-box").hidden = !v.secret;
     lines($("claims"), v.claims); $("claims-box").hidden = !(v.claims && v.claims.length);
     if (v.record && v.record.length) blocks($("record"), v.record);
-    else lines($("record"), v.status === "lobby" ? [] : [L.empty]);
+    else lines($("record"), [L.empty]);
+    $("record-box").hidden = !v.record;  // none before the game starts: no empty heading
     $("status").title = L.live;
     $("error").hidden = true; $("main").hidden = false;
     document.body.dataset.status = v.status;
@@ -104,16 +105,27 @@
     return path + "?" + q.toString();
   }
 
+  // Polite retries: a refusal's Retry-After, else a wait that doubles from one second to
+  // half a minute (a quarter more or less, so that a crowd does not come back at once);
+  // back to one second once a stream has delivered a view.
+  let backoff = 0;
+  function delay(r) {
+    backoff = Math.min(30000, backoff ? backoff * 2 : 1000);
+    const after = 1000 * (Number(r && r.headers.get("Retry-After")) || 0);
+    return Math.max(after, backoff) * (0.75 + Math.random() * 0.5);
+  }
+
   // The live view: server-sent events read through fetch, so that the signed data goes in
   // a header (an EventSource could only put it in the URL, where proxies log it).
   let stream = 0;
   function listen() {
     const mine = ++stream;
-    const again = () => { if (mine === stream) { offline(); setTimeout(listen, 1000); } };
+    const again = (r) => { if (mine === stream) { offline(); setTimeout(listen, delay(r)); } };
     fetch(url("api/events"), { headers: { Authorization: "tma " + initData() }, cache: "no-store" })
       .then((r) => {
-        if (r.status >= 400 && r.status < 500) { stream++; start(); return; }  // says why
-        if (!r.ok || !r.body) { again(); return; }
+        if (r.status === 429) { again(r); return; }  // too many streams: later
+        if (r.status >= 400 && r.status < 500) { stream++; setTimeout(start, delay(r)); return; }  // says why
+        if (!r.ok || !r.body) { again(r); return; }
         $("status").className = "status";
         const reader = r.body.pipeThrough(new TextDecoderStream()).getReader();
         let buffer = "";
@@ -124,25 +136,30 @@
           while ((cut = buffer.indexOf("\n\n")) >= 0) {
             const event = buffer.slice(0, cut); buffer = buffer.slice(cut + 2);
             const data = event.split("\n").filter((l) => l.startsWith("data: ")).map((l) => l.slice(6)).join("\n");
-            if (data && mine === stream) show(JSON.parse(data));
+            if (data && mine === stream) { backoff = 0; show(JSON.parse(data)); }
           }
           return pump();
         });
         return pump();
       })
-      .catch(again);
+      .catch(() => again());
   }
 
   function offline() { $("status").className = "status off"; }
 
   function start() {
     fetch(url("api/state"), { headers: { Authorization: "tma " + initData() } })
-      .then((r) => r.json().then((body) => ({ ok: r.ok, body })))
-      .then(({ ok, body }) => {
-        if (!ok) { fail(body); if (body.reason === "expired" || body.reason === "forbidden") return; setTimeout(start, 5000); return; }
+      .then((r) => r.json().then((body) => ({ r, body })))
+      .then(({ r, body }) => {
+        if (!r.ok) {
+          fail(body);
+          if (body.reason === "expired" || body.reason === "forbidden") return;
+          setTimeout(start, r.status === 429 ? delay(r) : Math.max(5000, delay(r)));
+          return;
+        }
         show(body); listen();
       })
-      .catch(() => { offline(); setTimeout(start, 2000); });
+      .catch(() => { offline(); setTimeout(start, delay()); });
   }
 
   applyTheme((() => { try { return JSON.parse(hash.get("tgWebAppThemeParams") || "{}"); } catch (e) { return {}; } })());
