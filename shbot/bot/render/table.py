@@ -301,7 +301,10 @@ def waiting_line(t: Translator, table: Table) -> str | None:
     names = table.names()
     view = game.public_view()
     if game.phase is Phase.NOMINATE:
-        limited = [s for s in view["term_limited"] if view["alive"][s]]
+        # The presidential candidate is never among them: she may not be her own Chancellor
+        # anyway, and "⛔ Term-limited: Léa" under "👉 Léa, nominate a Chancellor" reads as
+        # if Léa could not govern.
+        limited = [s for s in view["term_limited"] if view["alive"][s] and s != game.president]
         if not limited:
             return None
         # Translators: who cannot be nominated Chancellor now (one name or more).
