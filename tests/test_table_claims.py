@@ -251,7 +251,7 @@ def test_a_table_stored_before_claims_loads() -> None:
     [
         ("en", ["(President)", "(Chancellor)", "⚠", "what do you tell the group"]),
         ("ja", ["（大統領）", "（首相）", "⚠", "申告しますか"]),
-        ("fr", ["(présidence)", "(chancellerie)", "⚠", "annoncez-vous"]),
+        ("fr", ["(présidence)", "(chancellerie)", "⚠", "que dites-vous au groupe"]),
     ],
 )
 def test_claims_speak_the_readers_language(lang: str, words: list[str]) -> None:
