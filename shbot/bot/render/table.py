@@ -35,9 +35,8 @@ from .common import (
     sentences,
 )
 
-#: The board shows only what changes with the policies, the tracker and the seats' fates
-#: (death, confirmed not Hitler); the round message shows the rest (who governs, term limits,
-#: the draw pile, the deadline), so the board need not be edited at every step.
+#: The board shows only what changes with the policies, the tracker and the seats' fates; the
+#: round message shows the rest (who governs, term limits, piles, deadline): few board edits.
 SEAT_LEGEND = N_("✅ confirmed not Hitler · 💀 dead")
 
 
@@ -295,15 +294,12 @@ def mention(table: Table, seat: int) -> str:
 def waiting_line(t: Translator, table: Table) -> str | None:
     """During a vote, how many and who have voted and who not — never how:
     "🗳 2/3: ☑️ Alice, Léa · ⏳ Mika" (☑️: ✅ marks a player confirmed not Hitler).
-    While a President nominates, who is term-limited."""
+    While a President nominates, who is term-limited (never the candidate: that misled)."""
     game = table.game
     assert game is not None
     names = table.names()
     view = game.public_view()
     if game.phase is Phase.NOMINATE:
-        # The presidential candidate is never among them: she may not be her own Chancellor
-        # anyway, and "⛔ Term-limited: Léa" under "👉 Léa, nominate a Chancellor" reads as
-        # if Léa could not govern.
         limited = [s for s in view["term_limited"] if view["alive"][s] and s != game.president]
         if not limited:
             return None
