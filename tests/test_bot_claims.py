@@ -205,10 +205,10 @@ async def test_claims_in_a_whole_game(bot: Bot) -> None:
     # The end card: each claim next to the truth.
     over = bot.h.last(group)
     truth = table.talk["truth"]
-    assert f"claimed 🔴🔴🔴 — drew {rc.icons(truth['1:drawn'])}" in over.text
-    assert f"claimed 🔴🔵 — received {rc.icons(truth['1:received'])}" in over.text
-    assert f"made no claim — drew {rc.icons(truth['2:drawn'])}" in over.text
-    assert f"claimed 🔵🔵🔵 — saw {rc.icons(truth['5:peeked'])}" in over.text
+    assert f"(President) claimed 🔴🔴🔴 — drew {rc.icons(truth['1:drawn'])}" in over.text
+    assert f"(Chancellor) claimed 🔴🔵 — received {rc.icons(truth['1:received'])}" in over.text
+    assert f"(President) made no claim — drew {rc.icons(truth['2:drawn'])}" in over.text
+    assert f"(Policy Peek) claimed 🔵🔵🔵 — saw {rc.icons(truth['5:peeked'])}" in over.text
     # Each lie is marked ❗ (issue 24), a true claim or no claim is not.
     assert over.text.count("❗ ") == sum(
         1 for k in truth if (c := claims.claim_of(table, k)) is not None and rc.lied(c, truth[k])

@@ -170,7 +170,8 @@ def check_round(message: StoredMessage, table: Table) -> None:
     glance += f"Draw pile: {len(game.draw)} · Discard pile: {len(game.discard)}"
     assert glance in text.splitlines(), text
     assert f"Presidential candidate: {FSI}{names[game.president]}{PDI}" in text, text
-    limited = [f"{FSI}{names[s]}{PDI}" for s in game.term_limited()]
+    # Never the presidential candidate herself (she already heads the round message).
+    limited = [f"{FSI}{names[s]}{PDI}" for s in game.term_limited() if s != game.president]
     if game.phase is Phase.NOMINATE and limited:
         assert f"⛔ Term-limited: {', '.join(limited)}" in text.splitlines(), text
     else:

@@ -8,6 +8,8 @@ the link are asked again at the start. Updates without a sender are ignored quie
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import pytest
 
 from shbot.bot import callbacks as cb
@@ -264,7 +266,7 @@ async def test_a_membership_change_is_forgotten_by_the_mini_app_too(bot: Bot) ->
     30 s; a user who just joined the group should not wait for it)."""
 
     class Access:
-        forgotten: list[tuple[int, int]] = []
+        forgotten: ClassVar[list[tuple[int, int]]] = []
 
         def forget(self, chat_id: int, user_id: int) -> None:
             self.forgotten.append((chat_id, user_id))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from dataclasses import dataclass
 
 import pytest
@@ -27,11 +28,12 @@ from shbot.engine import (
     Game,
     Kind,
     Nominate,
+    Phase,
     ProposeVeto,
     Vote,
 )
 from shbot.engine.actions import Action
-from shbot.engine.claims import CHOICES
+from shbot.engine.claims import CHOICES, ClaimKind
 from shbot.i18n import translator
 from shbot.table import Refusal, claims, computer_talk, timers
 from shbot.table.model import Player, Table
@@ -249,7 +251,7 @@ def test_a_table_stored_before_claims_loads() -> None:
     [
         ("en", ["(President)", "(Chancellor)", "⚠", "what do you tell the group"]),
         ("ja", ["（大統領）", "（首相）", "⚠", "申告しますか"]),
-        ("fr", ["(présidence)", "(chancellerie)", "⚠", "annoncez-vous"]),
+        ("fr", ["(présidence)", "(chancellerie)", "⚠", "que dites-vous au groupe"]),
     ],
 )
 def test_claims_speak_the_readers_language(lang: str, words: list[str]) -> None:
@@ -407,3 +409,48 @@ def test_an_edit_recorded_in_place_keeps_the_players_newest_message() -> None:
     seq = table.owed["claim:1:received"][0]
     tables.record_in_place(record, lambda t: t.delivered("claim:1:received", seq, 40, keep=True))
     assert Table.from_dict(record.data).talk["newest"] == {"101": 40}
+
+
+@pytest.mark.parametrize("lang", ["en", "ja", "fr"])
+def test_each_warning_has_a_line_of_its_own(lang: str) -> None:
+    """Two conflicts in one round: the claims on one line, then one ⚠ per line (several on
+    one line were hard to scan on a phone: reviews ja-5, fr-5)."""
+    table = session_table()
+    claims.claim(table, table.gid, claims.button_step(table, "1:drawn"), 100, "dLLL")
+    claims.claim(table, table.gid, claims.button_step(table, "1:received"), 101, "rFL")
+    t = translator(lang)
+    lines = (rc.claim_line(t, table, 1) or "").split("\n")
+    assert len(lines) == 3 and lines[0].startswith("🗣 ") and "⚠" not in lines[0], lines
+    assert all(line.startswith("⚠ ") and line.count("⚠") == 1 for line in lines[1:]), lines
+    history = rc.history_lines(t, table)
+    assert history[1].split("\n")[1:] == lines[1:]
+
+
+@pytest.mark.parametrize(
+    ("lang", "offices"),
+    [
+        ("en", ["P0 (President) claimed", "P1 (Chancellor) made no claim"]),
+        ("ja", ["P0（大統領）の申告", "P1（首相）は申告なし"]),
+        ("fr", ["P0 (présidence) a annoncé", "P1 (chancellerie) n’a rien annoncé"]),
+    ],
+)
+def test_the_end_card_names_the_office_of_each_claim(lang: str, offices: list[str]) -> None:
+    """Review ja-4 C13: a seat may have two sights in a round (a President's hand, then her
+    power): each end-card row names which, as the 🗣 lines do."""
+    table = session_table()
+    claims.claim(table, table.gid, claims.button_step(table, "1:drawn"), 100, "dLLL")
+    claims.claim(
+        table,
+        table.gid,
+        claims.button_step(table, "1:received"),
+        101,
+        claims.encode(ClaimKind.RECEIVED, None),
+    )
+    game = table.game
+    assert game is not None
+    game.phase = Phase.GAME_OVER  # the truth is told once the game is over
+    lines = rc.truth_lines(translator(lang), table)
+    assert len(lines) == 3
+    for line, office in zip(lines[1:], offices, strict=True):
+        plain = re.sub("<b>|</b>|\u2068|\u2069", "", line)
+        assert office in plain, line

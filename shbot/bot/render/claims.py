@@ -98,9 +98,12 @@ def claim_parts(t: Translator, table: Table, rnd: int) -> str | None:
     marks = [reason(t, names, c) for c in claims.all_conflicts(table) if c.round == rnd]
     line = on_one_line(t, parts)
     for mark in marks:
-        # Translators: the claims of a round, then a ⚠ about them: "Léa (President): 🔴🔴🔵 ·
-        # Marc (Chancellor): 🔴🔵 ⚠ the Chancellor's two policies must be …".
-        line = t.pgettext("claims, then a warning", "{claims} {warning}", claims=line, warning=mark)
+        # Translators: the claims of a round, then each ⚠ about them on a line of its own
+        # (several in a row are hard to read on a phone on one line): "Léa (President):
+        # 🔴🔴🔵 · Marc (Chancellor): 🔴🔵", then "⚠ the Chancellor's two policies must be …".
+        line = t.pgettext(
+            "claims, then a warning", "{claims}\n{warning}", claims=line, warning=mark
+        )
     return line
 
 
@@ -252,18 +255,22 @@ def truth_lines(t: Translator, table: Table) -> list[str]:
                 player=name(names, target),
                 party=party_short(t, truth[k]),
             )
+        # The sight's office or power, as in the 🗣 lines: two sights of one seat in one
+        # round (a President's hand, then her peek) are told apart.
         if claim.kind is ClaimKind.NONE:
             line = t._(
-                "R{round} · {player} made no claim — {truth}",
+                "R{round} · {player} ({office}) made no claim — {truth}",
                 round=rnd,
                 player=name(names, seat),
+                office=office(t, kind),
                 truth=real,
             )
         else:
             line = t._(
-                "R{round} · {player} claimed {claim} — {truth}",
+                "R{round} · {player} ({office}) claimed {claim} — {truth}",
                 round=rnd,
                 player=name(names, seat),
+                office=office(t, kind),
                 claim=said(t, names, claim),
                 truth=real,
             )

@@ -34,9 +34,8 @@ from .common import (
     sentences,
 )
 
-#: The board shows only what changes with the policies, the tracker and the seats' fates
-#: (death, confirmed not Hitler); the round message shows the rest (who governs, term limits,
-#: the draw pile, the deadline), so the board need not be edited at every step.
+#: The board shows only what changes with the policies, the tracker and the seats' fates; the
+#: round message shows the rest (who governs, term limits, piles, deadline): few board edits.
 SEAT_LEGEND = N_("✅ confirmed not Hitler · 💀 dead")
 
 
@@ -294,13 +293,13 @@ def mention(table: Table, seat: int) -> str:
 def waiting_line(t: Translator, table: Table) -> str | None:
     """During a vote, how many and who have voted and who not — never how:
     "🗳 2/3: ☑️ Alice, Léa · ⏳ Mika" (☑️: ✅ marks a player confirmed not Hitler).
-    While a President nominates, who is term-limited."""
+    While a President nominates, who is term-limited (never the candidate: that misled)."""
     game = table.game
     assert game is not None
     names = table.names()
     view = game.public_view()
     if game.phase is Phase.NOMINATE:
-        limited = [s for s in view["term_limited"] if view["alive"][s]]
+        limited = [s for s in view["term_limited"] if view["alive"][s] and s != game.president]
         if not limited:
             return None
         # Translators: who cannot be nominated Chancellor now (one name or more).
