@@ -131,6 +131,7 @@ async def test_an_answer_telegram_refuses_for_good_is_no_handler_error(
         ja = cb.game_data(vote.table.gid, vote.table.step, cb.VOTE, "1")
         text = "Bad Request: query is too old and response timeout expired or query ID is invalid"
         bot.fake.fail_next_with(status, text, method="answerCallbackQuery", times=100)
+        before = len(bot.fake.calls)
         with caplog.at_level(logging.INFO):
             query = await bot.h.press_raw(vote.user, group.id, vote.message.message_id, ja)
             await settled(bot)
@@ -139,6 +140,13 @@ async def test_an_answer_telegram_refuses_for_good_is_no_handler_error(
         assert await stored_vote(bot, group, vote.seat) == 1
         bot.h.assert_no_errors()
         assert not any(r.exc_info for r in caplog.records if r.levelno >= logging.ERROR)
+        tries = [c for c in bot.fake.calls[before:] if c.method == "answerCallbackQuery"]
+        if status == 400:  # final: asked once (PTB makes a BadRequest a NetworkError)
+            assert len(tries) == 1
+        else:  # a timeout (the fake records no call): tried again each second, then given up
+            again = [r for r in caplog.records if "answering a press again" in r.getMessage()]
+            assert 10 <= len(again) <= WINDOW
+            assert any("left unanswered" in r.getMessage() for r in caplog.records)
 
 
 @pytest.mark.looptime

@@ -274,9 +274,9 @@ async def test_membership_checks_have_a_budget_of_their_own(wbot: Bot) -> None:
 async def test_the_mini_apps_calls_never_make_a_game_call_wait() -> None:
     """The Mini App's membership checks count in the process's 30 a second (Telegram's
     limit is for the whole bot) but only while more than GAME_RESERVE calls stay free: past
-    that they are refused at once (Busy, a 429 to the page), so the games' calls never wait
-    behind them."""
-    limiter = ChatRateLimiter()
+    that they wait OWN_WAIT at most, then are refused (Busy, a 429 to the page), so the games'
+    calls never wait behind them. (A ten-second window here: nothing frees within OWN_WAIT.)"""
+    limiter = ChatRateLimiter(OVERALL_LIMIT, period=10.0)
     calls: list[str] = []
 
     async def call(name: str) -> bool:
@@ -289,11 +289,13 @@ async def test_the_mini_apps_calls_never_make_a_game_call_wait() -> None:
         )
 
     taken = 0
+    started = time.monotonic()
     with pytest.raises(Busy):
         for _ in range(OVERALL_LIMIT):
             await member()
             taken += 1
     assert taken == OVERALL_LIMIT - GAME_RESERVE and calls.count("member") == taken
+    assert time.monotonic() - started < 0.5  # refused at once: no slot within OWN_WAIT
     started = time.monotonic()
     for i in range(GAME_RESERVE):  # the games' calls still go at once
         await limiter.process_request(call, (f"m{i}",), {}, "sendMessage", {"chat_id": -1}, None)

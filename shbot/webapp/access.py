@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from telegram.error import NetworkError, RetryAfter
+from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter
 
 from shbot.bot.delivery.limiter import OWN_BUDGET  # never makes a game's call wait
 from shbot.bot.delivery.sender import retry_seconds
@@ -205,6 +205,8 @@ class Access:
             found = await bot.get_chat_member(chat_id, user_id, **own)
             status = str(found.status)
             return status in MEMBERS or (status == "restricted" and bool(found.is_member))
+        except (BadRequest, Forbidden):  # Telegram's definite answer (a BadRequest is a
+            return False  # NetworkError in PTB: it must not read as "ask later")
         except (RetryAfter, NetworkError) as exc:  # Busy, a 429, a timeout, a 5xx: ask later
             wait = retry_seconds(exc) if isinstance(exc, RetryAfter) else 5.0
             raise Denied("busy", max(1.0, wait)) from None  # not kept as a "no"

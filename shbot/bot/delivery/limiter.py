@@ -24,7 +24,7 @@ import logging
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from telegram.error import NetworkError, RetryAfter, TelegramError
+from telegram.error import BadRequest, NetworkError, RetryAfter, TelegramError
 from telegram.ext import BaseRateLimiter
 
 from . import answers
@@ -40,10 +40,12 @@ UNCOUNTED = frozenset({"answerCallbackQuery", "getMe", "getUpdates"})
 ANSWER = "answerCallbackQuery"
 #: ``rate_limit_args`` of a call on a budget of its own (the Mini App's membership checks,
 #: shbot/webapp/access.py): it goes only while more than :data:`GAME_RESERVE` of the second's
-#: calls are free, else it is refused at once (:class:`Busy`), so it never makes a game's call
-#: wait nor takes the process over Telegram's 30 a second.
+#: calls are free (waiting up to :data:`OWN_WAIT` for that), else it is refused
+#: (:class:`Busy`), so it never makes a game's call wait nor takes the process over
+#: Telegram's 30 a second.
 OWN_BUDGET = "webapp"
 GAME_RESERVE = 10
+OWN_WAIT = 3.0
 #: The pause before an answer that timed out (or met a 5xx) is tried again.
 NETWORK_PAUSE = 1.0
 
@@ -78,10 +80,13 @@ class ChatRateLimiter(BaseRateLimiter[str | None]):
         if endpoint == ANSWER:
             return await self._answer(callback, args, kwargs, data)
         if rate_limit_args == OWN_BUDGET and self.limit > 0:
-            now = asyncio.get_running_loop().time()
-            if self.window.ready_at(now, reserve=GAME_RESERVE) > now:
-                raise Busy(1)
-            self.window.take(now)
+            loop = asyncio.get_running_loop()
+            until = loop.time() + OWN_WAIT
+            while (at := self.window.ready_at(loop.time(), reserve=GAME_RESERVE)) > loop.time():
+                if at > until:
+                    raise Busy(1)
+                await asyncio.sleep(max(0.001, at - loop.time()))
+            self.window.take(loop.time())
             return await callback(*args, **kwargs)
         if self.limit > 0 and data.get("chat_id") is not None and endpoint not in UNCOUNTED:
             loop = asyncio.get_running_loop()
@@ -111,6 +116,9 @@ class ChatRateLimiter(BaseRateLimiter[str | None]):
         while True:
             try:
                 result = await callback(*args, **kwargs)
+            except BadRequest as exc:  # "query is too old", answered already: final (PTB
+                log.info("a press could not be answered: %s", exc.message)  # makes it a
+                return self._unanswered(press)  # NetworkError: caught before those)
             except (RetryAfter, NetworkError) as exc:  # NetworkError: TimedOut, a 5xx
                 wait = retry_seconds(exc) if isinstance(exc, RetryAfter) else NETWORK_PAUSE
                 if loop.time() + wait > until:
@@ -119,7 +127,7 @@ class ChatRateLimiter(BaseRateLimiter[str | None]):
                 log.info("answering a press again in %.1f s (%s)", wait, type(exc).__name__)
                 await asyncio.sleep(wait)
                 continue
-            except TelegramError as exc:  # "query is too old", answered already: final
+            except TelegramError as exc:  # any other refusal: final
                 log.info("a press could not be answered: %s", exc.message)
                 return self._unanswered(press)
             if press is not None:
