@@ -46,7 +46,7 @@ __all__ = ["COUNTER", "CounterAgent", "HeuristicAgent"]
 Targeted = Nominate | Investigate | SpecialElection | Execute
 """Actions whose second field is a target seat."""
 
-DISTRUST = {5: 3.0, 6: 3.0, 7: 3.0, 8: 3.0, 9: 3.0, 10: 3.0}
+DISTRUST = {5: 3.0, 6: 3.0, 7: 2.0, 8: 3.0, 9: 3.0, 10: 3.0}
 """Ballot threshold by player count: a Liberal votes Nein when a candidate's score reaches
 this (with HITLER_RISK, the knobs that balance each table size against people's rates)."""
 HITLER_RISK = {5: 2.0, 6: 2.0, 7: 1.0, 8: 2.0, 9: 2.0, 10: 2.0}
@@ -94,6 +94,9 @@ WILD_PICK = {LIBERAL: 0.15, HITLER: 0.3}
 """How often a Liberal (Hitler) President nominates any eligible seat, at random."""
 BACK_MATE = 0.05
 """How often a Fascist turns a Nein into Ja on a government with a teammate."""
+DOUBT = {False: 0.06, True: 0.12}
+"""How often a Fascist-team voter turns a Ja into Nein (before, from 3 Fascist policies),
+as Liberals do with what they alone know."""
 BACK_HITLER = 0.05
 """How often a Fascist votes Ja on Hitler as chancellor once he can win, whatever the
 table thinks of him (otherwise it votes as a Liberal reading the table would)."""
@@ -145,11 +148,20 @@ class HeuristicAgent(Listener):
             if c != seat and not self.public_hitler(c) and self.rng.random() < SLIP[self.n]:
                 vote = not vote
             mate = p in self.partners or c in self.partners
-            return vote or (mate and self.rng.random() < BACK_MATE)
+            return self._doubt(seat, vote) or (mate and self.rng.random() < BACK_MATE)
         vote = self._liberal_ballot(seat, p, c, self.score)
+        if self.role == HITLER:
+            return self._doubt(seat, vote)
         slip = self.role == LIBERAL and c != seat and not self.maybe_hitler(c)
         if slip and self.rng.random() < SLIP[self.n]:
             return not vote  # people misread the table now and then
+        return vote
+
+    def _doubt(self, seat: int, vote: bool) -> bool:
+        """A Fascist-team voter's Ja, now and then a Nein: Liberals vote down the seats they
+        caught lying to them, which no public reading shows (DOUBT)."""
+        if vote and seat not in (self.president, self.chancellor):
+            return self.rng.random() >= DOUBT[self.fascist >= 3]
         return vote
 
     def _liberal_ballot(
