@@ -137,6 +137,13 @@ def _add_simulate(commands: Any) -> None:
         "per player count, one table (docs/players.md)",
     )
     p.add_argument(
+        "--exploits",
+        action="store_true",
+        help="the exploit search: what each simple counter-rule gains the Liberals, paired "
+        "on --games deals per player count, and the 7-player human-likeness report",
+    )
+    p.add_argument("--rules", help="with --exploits: comma-separated rule names (default: all)")
+    p.add_argument(
         "--transcript", action="store_true", help="also print the first game move by move"
     )
     p.add_argument(
@@ -151,6 +158,20 @@ def _simulate(args: argparse.Namespace) -> int:
 
         result = tournament(args.games, args.players, args.seed)
         print(json.dumps(result) if args.json else tournament_table(result))
+        return 0
+    if args.exploits:
+        from shbot.exploits import exploit_table, exploits
+        from shbot.likeness import likeness_report
+
+        rules = args.rules.split(",") if args.rules else None
+        found = exploits(args.games, args.players, args.seed, rules)
+        report = likeness_report(args.games, args.seed)
+        if args.json:
+            print(json.dumps({"exploits": found, "likeness": report}))
+        else:
+            print(exploit_table(found))
+            print()
+            print(report["table"])
         return 0
     liberals = args.liberals or args.agents
     fascists = args.fascists or args.agents

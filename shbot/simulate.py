@@ -35,6 +35,7 @@ from shbot.engine.rng import next_u64, seed_state
 from shbot.players import (
     AGENTS,
     Agent,
+    AgentFactory,
     ClaimRequest,
     GameView,
     Memory,
@@ -152,8 +153,8 @@ def _ballot_table(players: int) -> tuple[tuple[bool, ...], ...]:
 def play(
     players: int,
     seed: int,
-    liberals: str = "random",
-    fascists: str = "random",
+    liberals: str | AgentFactory = "random",
+    fascists: str | AgentFactory = "random",
     record: list[Event] | None = None,
     *,
     view: Callable[[Game, int], GameView] | None = None,
@@ -161,7 +162,8 @@ def play(
     rebuild: Callable[[int, int], bool] | None = None,
 ) -> GameResult:
     """One complete game with agents by name for each party (Hitler sits with the
-    Fascists). Each agent sees only what its seat may see, and hears every claim.
+    Fascists), or agent factories. Each agent sees only what its seat may see, and hears
+    every claim.
 
     ``view(game, seat)`` gives the object a seat's agent reads instead of the game (a
     test hands out views that refuse anything else); ``timings`` collects the seconds of
@@ -172,7 +174,8 @@ def play(
     if record is not None:
         record.extend(events)
     past: list[Memory] | None = list(events) if rebuild is not None else None
-    liberal_cls, fascist_cls = AGENTS[liberals], AGENTS[fascists]
+    liberal_cls = AGENTS[liberals] if isinstance(liberals, str) else liberals
+    fascist_cls = AGENTS[fascists] if isinstance(fascists, str) else fascists
     roles = game.roles  # the runner deals the seats; agents never see this
     kinds = [liberal_cls if roles[s] == LIBERAL else fascist_cls for s in range(players)]
     agents: list[Agent] = [kinds[s](_seat_rng(seed, s)) for s in range(players)]

@@ -29,6 +29,7 @@ from typing import Any
 
 from shbot.calibration import HUMAN_ENDINGS, HUMAN_FASCIST, Talk
 from shbot.engine import Event
+from shbot.likeness import Likeness, summary
 from shbot.simulate import game_seeds, play
 
 __all__ = ["BALANCE", "EDGE", "P99_MS", "tournament", "tournament_table"]
@@ -69,6 +70,7 @@ def tournament(games: int, players: Sequence[int], seed: int) -> dict[str, Any]:
     rows = []
     start = time.perf_counter()
     talk, talk7 = Talk(), Talk()
+    likeness = Likeness()
     endings7: Counter[str] = Counter()
     for count in players:
         timings: list[float] = []
@@ -81,6 +83,7 @@ def tournament(games: int, players: Sequence[int], seed: int) -> dict[str, Any]:
                 into.add(record, game.claims, game.asked)
             if count == 7:
                 endings7[game.condition] += 1
+                likeness.add(record, game.claims, game.asked)
         rand_lib = [play(count, s, "random", "heuristic") for s in seeds]
         rand_fas = [play(count, s, "heuristic", "random") for s in seeds]
         counter = [play(count, s, "counter", "heuristic") for s in seeds]
@@ -124,6 +127,7 @@ def tournament(games: int, players: Sequence[int], seed: int) -> dict[str, Any]:
         "endings_7": endings if n7 else {},
         "talk_7": talk7.report() if n7 else {},
         "talk": talk.report(),
+        "likeness_7": summary(likeness.rows()) if n7 else {},
     }
     result["missed"] = _missed(result)
     return result
@@ -188,6 +192,9 @@ def tournament_table(result: dict[str, Any]) -> str:
             f"{1000 * r['p50_ms']:.1f} µs | {1000 * r['p99_ms']:.1f} µs | {r['max_ms']:.2f} ms |"
         )
     lines += _talk_tables(result)
+    if result["likeness_7"]:
+        lines += ["", "Every 7-player figure of the people's reference (H-H):", ""]
+        lines.append(result["likeness_7"]["table"])
     lines.append("")
     missed = result["missed"]
     lines.append("missed: " + ("; ".join(missed) if missed else "none"))

@@ -712,6 +712,9 @@ def check_group_keeps_secrets(fake: FakeBotAPI, group_id: int, t: Translator = E
     # Public words that contain a party name in some languages (ja: リベラル党法案, "Liberal
     # party bill", is a Liberal policy); claims ("🗣 ..." lines) are talk, never the truth.
     policies = [t._(m).split(" ", 1)[-1] for m in ("🔵 Liberal policy", "🔴 Fascist policy")]
+    # The board's "Next 🔴: 🏁 Fascists win" once five Fascist policies are out is public
+    # (the English check below allows it too); ja: ファシスト党の勝利 names the party.
+    policies.append(t._("🏁 Fascists win"))
     for call in before:
         text = "\n".join(
             line for line in call.shown_text().splitlines() if not line.startswith("🗣")

@@ -65,7 +65,9 @@ def said(claim: Claim) -> Any:
 
 
 def test_liberals_claim_the_truth_and_fascists_sometimes_lie() -> None:
-    liberal = fascist_true = fascist_lies = investigations_lied = 0
+    """Liberals tell the truth but for the odd slip (people: 6-7 % of their claims), and
+    never about an investigation; Fascists lie often, not always."""
+    liberal = liberal_slips = fascist_true = fascist_lies = investigations_lied = 0
     quiet: dict[str, int] = {LIBERAL: 0, FASCIST: 0}
     for k, seed in enumerate(game_seeds(11, 150)):
         events: list[Event] = []
@@ -78,14 +80,15 @@ def test_liberals_claim_the_truth_and_fascists_sometimes_lie() -> None:
                 continue
             truth = seen[claim.round, claim.seat, claim.kind]
             if roles[claim.seat] == LIBERAL:
-                assert said(claim) == truth, claim
                 liberal += 1
+                liberal_slips += said(claim) != truth
+                assert claim.kind is not ClaimKind.INVESTIGATED or said(claim) == truth
             elif said(claim) == truth:
                 fascist_true += 1
             else:
                 fascist_lies += 1
                 investigations_lied += claim.kind is ClaimKind.INVESTIGATED
-    assert liberal > 300
+    assert liberal > 300 and 0 < liberal_slips < 0.12 * liberal, (liberal_slips, liberal)
     assert fascist_lies > 30 and fascist_true > fascist_lies  # sometimes, not always
     assert investigations_lied > 0  # framing a Liberal they investigated
     assert quiet[LIBERAL] > 20 and quiet[FASCIST] > 20  # silence is no tell of either side
@@ -163,6 +166,7 @@ def test_a_fascist_covers_a_forced_fascist_policy_with_a_mixed_strategy() -> Non
     """Forced FF on a Liberal Chancellor: mostly the FFF cover, sometimes the truth (a
     dispute) or a frame, now and then silence; an honest session is told as it was."""
     said: dict[str, int] = {}
+    honest_told = 0
     for seed in range(200):
         agent = seated(FASCIST, seed)
         assert agent.role == FASCIST and agent.hitler == 2
@@ -172,9 +176,11 @@ def test_a_fascist_covers_a_forced_fascist_policy_with_a_mixed_strategy() -> Non
         honest = seated(FASCIST, seed)
         session(honest, 1, 0, 3, LIBERAL, drawn="FLL", passed="FL")
         told = honest.claim(Game.new(7, 1)[0], ClaimRequest(1, 0, ClaimKind.DRAWN))
-        assert told.policies in ("FLL", "")
+        assert told.policies in ("FLL", "", "FFL", "LLL")  # the truth, but for a slip
+        honest_told += told.policies == "FLL"
     assert set(said) <= {"FFF", "FFL", "FLL", ""} and len(said) >= 3, said
     assert said["FFF"] > 40 and said["FFL"] > 40, said
+    assert honest_told > 170
 
 
 def test_fascists_never_shoot_a_teammate_and_sometimes_clear_one() -> None:

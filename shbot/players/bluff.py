@@ -29,14 +29,21 @@ __all__ = ["drawn_claim", "investigation_claim", "received_claim"]
 
 # Silence, by role and office (people: Liberal President 7.7 %, Chancellor 20.5 %; Fascist
 # President 1-5 %, Chancellor 14-16 %).
-QUIET_PRESIDENT = {LIBERAL: 0.05, FASCIST: 0.03, HITLER: 0.04}
-QUIET_CHANCELLOR = {LIBERAL: 0.10, FASCIST: 0.14, HITLER: 0.10}
+QUIET_PRESIDENT = {LIBERAL: 0.077, FASCIST: 0.03, HITLER: 0.04}
+QUIET_CHANCELLOR = {LIBERAL: 0.2, FASCIST: 0.14, HITLER: 0.10}
+MISCLAIM = {LIBERAL: 0.065, FASCIST: 0.075, HITLER: 0.075}
+"""How often a seat with nothing to hide claims a hand with one tile changed (people:
+Liberals 6-7 %, Fascist-team Chancellors 7.5 %): misremembered, or a test."""
+OWN_UP = 0.7
+"""How often a Liberal President who discarded a Liberal over a Fascist says so (people:
+70 %; the others claim the Fascist they kept instead)."""
 
 # A Fascist-team President's claim, by what it did (weights, normalized when drawn):
-COVER = {"FFF": 0.4, "frame": 0.15, "truth": 0.45}
+COVER = {"FFF": 0.6, "frame": 0.06, "truth": 0.34}
+COVER_HITLER = {"FFF": 0.62, "frame": 0.06, "truth": 0.32}
 """Discarded a Liberal over a Fascist: claim 🔴🔴🔴 (the cover), frame the Chancellor (a
 hand the Chancellor's two do not fit), or admit it (the truth)."""
-FRAME_FFF = 0.95
+FRAME_FFF = {FASCIST: 0.6, HITLER: 0.4}
 """Drew 🔴🔴🔴 and passed 🔴🔴 to a Liberal: how often to claim 🔴🔴🔵 instead ("I passed
 you a Liberal") — the frame that keeps 🔴🔴🔴 claims from marking Fascists."""
 SHIELD = {5: 0.3, 6: 0.3, 7: 0.85, 8: 0.85, 9: 0.85, 10: 0.85}
@@ -45,9 +52,9 @@ SHIELD = {5: 0.3, 6: 0.3, 7: 0.85, 8: 0.85, 9: 0.85, 10: 0.85}
 players the pair knows each other and would make 🔴🔴🔴 their tell; they cover less."""
 SKIPPED = {"FF": 0.84, "truth": 0.0, "quiet": 0.16}
 """A Fascist-team Chancellor who enacted a Fascist over a Liberal: claim 🔴🔴, or nothing."""
-FRAME_LIBERAL = {FASCIST: 0.55, HITLER: 0.55}
+FRAME_LIBERAL = {FASCIST: 0.6, HITLER: 0.6}
 """How often a Fascist (or Hitler) who investigated a Liberal says they are Fascist."""
-COVER_TEAMMATE = 0.9
+COVER_TEAMMATE = 0.95
 """How often a Fascist who investigated a teammate says they are Liberal."""
 
 
@@ -79,14 +86,20 @@ def drawn_claim(agent: HeuristicAgent, request: ClaimRequest) -> Claim:
     truth = normalize(ClaimKind.DRAWN, "".join(agent.drawn))
     if _quiet(agent, QUIET_PRESIDENT):
         return request.none()
-    if agent.role == LIBERAL:
-        return stated(request, truth)
     passed = normalize(ClaimKind.RECEIVED, "".join(agent.passed))
+    if agent.role == LIBERAL:
+        if LIBERAL in truth and LIBERAL not in passed and FASCIST in truth:
+            if agent.rng.random() >= OWN_UP:  # hide the misstep: "I kept a Fascist"
+                return _first_safe(
+                    agent, request, [normalize(ClaimKind.DRAWN, passed + FASCIST), truth]
+                )
+            return stated(request, truth)
+        return _misclaim(agent, request, truth)
     chancellor = agent.gov[1]
     partner = chancellor in agent.partners
     rnd = agent.rng.random
     if LIBERAL in truth and LIBERAL not in passed and FASCIST in truth:
-        pick = agent.rng.choice(COVER)
+        pick = agent.rng.choice(COVER_HITLER if agent.role == HITLER else COVER)
         if pick == "truth":
             return stated(request, truth)
         if pick == "frame" and not partner:  # "I passed you a Liberal": theirs is 🔴🔴
@@ -95,9 +108,21 @@ def drawn_claim(agent: HeuristicAgent, request: ClaimRequest) -> Claim:
     if partner and agent.enacted == FASCIST and LIBERAL in passed and rnd() < SHIELD[agent.n]:
         # The teammate skipped my Liberal: a hand of Fascists covers them.
         return _first_safe(agent, request, ["FFF", truth])
-    if truth == "FFF" and not partner and rnd() < FRAME_FFF:
+    if truth == "FFF" and not partner and rnd() < FRAME_FFF[agent.role]:
         return _first_safe(agent, request, ["FFL", truth])
-    return stated(request, truth)
+    return _misclaim(agent, request, truth)
+
+
+def _misclaim(agent: HeuristicAgent, request: ClaimRequest, truth: str) -> Claim:
+    """The truth, or now and then (MISCLAIM) the hand with one tile changed, if the record
+    does not flag it."""
+    if agent.rng.random() >= MISCLAIM[agent.role]:
+        return stated(request, truth)
+    k = int(agent.rng.random() * len(truth))
+    flipped = truth[:k] + (LIBERAL if truth[k] == FASCIST else FASCIST) + truth[k + 1 :]
+    if agent.enacted and agent.enacted not in flipped:
+        return stated(request, truth)  # a slip, not a confession
+    return _first_safe(agent, request, [normalize(request.kind, flipped), truth])
 
 
 def received_claim(agent: HeuristicAgent, request: ClaimRequest) -> Claim:
@@ -115,7 +140,7 @@ def received_claim(agent: HeuristicAgent, request: ClaimRequest) -> Claim:
         )
     if _quiet(agent, QUIET_CHANCELLOR):
         return request.none()
-    return stated(request, truth)
+    return _misclaim(agent, request, truth)
 
 
 def investigation_claim(agent: HeuristicAgent, request: ClaimRequest, party: str) -> Claim:

@@ -46,14 +46,14 @@ __all__ = ["COUNTER", "CounterAgent", "HeuristicAgent"]
 Targeted = Nominate | Investigate | SpecialElection | Execute
 """Actions whose second field is a target seat."""
 
-DISTRUST = {5: 5.8, 6: 6.5, 7: 5.5, 8: 5.6, 9: 3.56, 10: 3.56}
+DISTRUST = {5: 3.0, 6: 3.0, 7: 2.0, 8: 3.0, 9: 3.0, 10: 3.0}
 """Ballot threshold by player count: a Liberal votes Nein when a candidate's score reaches
 this (with HITLER_RISK, the knobs that balance each table size against people's rates)."""
-HITLER_RISK = {5: -1.7, 6: -2.5, 7: 1.0, 8: 0.0, 9: 0.3, 10: -0.1}
+HITLER_RISK = {5: 2.0, 6: 2.0, 7: 1.0, 8: 2.0, 9: 2.0, 10: 2.0}
 """Extra distrust, once 3 Fascist policies are out, for a chancellor who might be Hitler,
 by player count: the one knob calibrated so that neither side of the heuristic wins far
 more than half the games at any table size (docs/players.md)."""
-SLIP = {5: 0.1, 6: 0.1, 7: 0.25, 8: 0.1, 9: 0.1, 10: 0.1}
+SLIP = {5: 0.1, 6: 0.1, 7: 0.1, 8: 0.1, 9: 0.1, 10: 0.1}
 """How often a Liberal votes against its own reading, by player count: people misjudge,
 and this (with DISTRUST and HITLER_RISK) balances each size against people's rates."""
 HITLER_BAR = 1.5
@@ -64,23 +64,51 @@ DESPERATE = 3.0
 """How much more a Liberal tolerates when one more failed vote enacts a tile blind."""
 HITLER_DESPERATE = 1.0
 """How much of that tolerance applies to the Hitler risk."""
-FORCE = 1.0
-"""How often a Fascist President passes two Fascist tiles to a Liberal (and claims FFF)."""
-BOLD = 0.9
+FORCE = {5: 0.85, 6: 0.7, 7: 0.5, 8: 0.7, 9: 0.7, 10: 0.8}
+"""How often a Fascist President passes two Fascist tiles to a Liberal (and covers it), by
+player count: with DISTRUST, HITLER_RISK and SLIP, what balances each size."""
+BOLD = 0.8
 """How often a Fascist Chancellor enacts Fascist over a Liberal's Liberal tile (and lies)."""
-HUNT = 0.2
+HUNT = 0.4
 """How much a Liberal's shot follows the belief over who is Hitler (beside suspicion)."""
 HUNT_VOTE = 0.5
 """How much a Liberal's vote on a chancellor, once Hitler can win, follows that belief."""
 HITLER_CHEAT = 0.2
 """How often Hitler makes the Fascist play (people: a Liberal discarded in 40 % of his
 presidencies that drew both kinds)."""
-CLEAR = 0.33
+CLEAR = 0.42
 """How often a Fascist investigates a teammate (to "clear" them), as people do."""
 BLEND = 0.75
 """How often a Fascist votes on a government without teammates as a Liberal would."""
 PULL = 1.0
-"""How much a Fascist President prefers a teammate as chancellor."""
+"""How much a Fascist President prefers a teammate as chancellor (when it picks one)."""
+
+# What each act tells about the side, matched to people's (../shared/players/
+# human-reference.md, 7 players): no act of a computer should be a tell a group can farm.
+MATE_PICK = {False: 0.25, True: 0.12}
+"""How often a Fascist President picks a teammate other than Hitler as chancellor, before
+(False) and from (True) three Fascist policies (people: nominee Fascist-team 29 %, 37 %)."""
+HITLER_PICK = 0.26
+"""How often a Fascist President nominates Hitler once he can win (people: 26 %)."""
+WILD_PICK = {LIBERAL: 0.15, HITLER: 0.3}
+"""How often a Liberal (Hitler) President nominates any eligible seat, at random."""
+BACK_MATE = 0.05
+"""How often a Fascist turns a Nein into Ja on a government with a teammate."""
+DOUBT = {False: 0.06, True: 0.12}
+"""How often a Fascist-team voter turns a Ja into Nein (before, from 3 Fascist policies),
+as Liberals do with what they alone know."""
+BACK_HITLER = 0.05
+"""How often a Fascist votes Ja on Hitler as chancellor once he can win, whatever the
+table thinks of him (otherwise it votes as a Liberal reading the table would)."""
+WILD_LOOK = 0.9
+"""How often a Liberal investigates any seat it does not know, at random (people's
+investigations hit the Fascist team 43 % of the time, below an even guess)."""
+WILD_SHOT = 0.25
+"""How often a Liberal shoots any seat it does not know, at random (people's shots hit the
+Fascist team 65 % of the time)."""
+DROP_LIBERAL = 0.07
+"""How often a Liberal President discards a Liberal over a Fascist (people do: a misread,
+a test of the Chancellor)."""
 
 
 _LABELS = {"Nominate": 2, "Discard": 3, "Enact": 4, "ProposeVeto": 4, "AnswerVeto": 5}
@@ -104,33 +132,54 @@ class HeuristicAgent(Listener):
     def ballot(self, game: GameView, seat: int) -> bool:
         self._roll(1)
         p, c = self.president, self.chancellor
-        if self.role != LIBERAL and c == self.hitler and self.fascist >= 3:
-            return True  # electing Hitler wins
-        if self.fascist_player:
-            if p in self.team or c in self.team:
-                return True
-            if self.fascist >= 5 or self.rng.random() >= BLEND:
-                return False
-            return self._liberal_ballot(seat, p, c, self._looks)
-        if self.role == HITLER and (p in self.partners or c in self.partners):
+        hitler_up = self.role != LIBERAL and c == self.hitler and self.fascist >= 3
+        # Electing Hitler wins, but a bloc behind him is a tell: vote as the table reads
+        # him, leaning his way now and then.
+        if hitler_up and (seat in (p, c) or self.fascist >= 5 or self.rng.random() < BACK_HITLER):
             return True
+        if self.role != LIBERAL:
+            if seat in (p, c) and (p in self.partners or c in self.partners):
+                return True
+            if self.fascist >= 5 and self.fascist_player:
+                return p in self.team or c in self.team
+            # Vote as a Liberal reading the table would (misjudging as often), with a
+            # slight lean to a teammate's government.
+            vote = self._liberal_ballot(seat, p, c, self._looks, public=True)
+            if c != seat and not self.public_hitler(c) and self.rng.random() < SLIP[self.n]:
+                vote = not vote
+            mate = p in self.partners or c in self.partners
+            return self._doubt(seat, vote) or (mate and self.rng.random() < BACK_MATE)
         vote = self._liberal_ballot(seat, p, c, self.score)
+        if self.role == HITLER:
+            return self._doubt(seat, vote)
         slip = self.role == LIBERAL and c != seat and not self.maybe_hitler(c)
         if slip and self.rng.random() < SLIP[self.n]:
             return not vote  # people misread the table now and then
         return vote
 
-    def _liberal_ballot(self, seat: int, p: int, c: int, score: Callable[[int], float]) -> bool:
+    def _doubt(self, seat: int, vote: bool) -> bool:
+        """A Fascist-team voter's Ja, now and then a Nein: Liberals vote down the seats they
+        caught lying to them, which no public reading shows (DOUBT)."""
+        if vote and seat not in (self.president, self.chancellor):
+            return self.rng.random() >= DOUBT[self.fascist >= 3]
+        return vote
+
+    def _liberal_ballot(
+        self, seat: int, p: int, c: int, score: Callable[[int], float], public: bool = False
+    ) -> bool:
+        """A Liberal's vote, with ``score`` as its reading; ``public``: as a Liberal who
+        knows nothing private would vote (a Fascist's mimicry: its teammates may be Hitler
+        as far as the table knows)."""
         if c == seat:
             return score(p) < KNOWN  # a known Fascist president would exploit me
         desperate = self.tracker == 2  # one more failed vote enacts a tile blind
         risk = max(score(p) if p != seat else -KNOWN, score(c))
         if risk >= DISTRUST[self.n] + (DESPERATE if desperate else 0.0):
             return False
-        if not self.maybe_hitler(c):
+        if not (self.public_hitler(c) if public else self.maybe_hitler(c)):
             return True
         # A blind tile costs one policy; Hitler elected costs the game.
-        return self._as_chancellor(c, score(c)) < HITLER_BAR + (
+        return self._as_chancellor(c, score(c), public) < HITLER_BAR + (
             HITLER_DESPERATE if desperate else 0.0
         )
 
@@ -141,7 +190,7 @@ class HeuristicAgent(Listener):
         first = acts[0]
         self._roll(_LABELS.get(type(first).__name__, 9), len(acts))
         if isinstance(first, Nominate):
-            return self._pick(acts, self._nominee_key)
+            return self._nominate(acts)
         if isinstance(first, Discard):
             return self._discard(game, seat, acts)
         if isinstance(first, Enact | ProposeVeto):
@@ -155,6 +204,8 @@ class HeuristicAgent(Listener):
                 clear = self.fascist_player and self.rng.random() < CLEAR
                 mate = -KNOWN if clear else KNOWN  # a teammate, to clear them (or never)
                 return self._pick(acts, lambda t: mate if t in self.team else -self._looks(t))
+            if self.rng.random() < WILD_LOOK:
+                return self._pick(acts, lambda t: KNOWN if t in self.known else 0.0)
             return self._pick(acts, lambda t: KNOWN if t in self.known else -self.score(t))
         if isinstance(first, SpecialElection):
             if self.fascist_player:
@@ -164,9 +215,27 @@ class HeuristicAgent(Listener):
             if self.role != LIBERAL:
                 # Never a teammate; else the Liberal the table trusts most.
                 return self._pick(acts, lambda t: KNOWN if t in self.team else self._looks(t))
+            if self.rng.random() < WILD_SHOT and max(map(self.score, range(self.n))) < KNOWN:
+                return self._pick(acts, lambda t: -KNOWN if self.score(t) > -KNOWN else 0.0)
             odds = self.hitler_odds()  # shots hunt Hitler, not only the loudest liar
             return self._pick(acts, lambda t: -self.score(t) - HUNT * odds[t])
         return acts[int(self.rng.random() * len(acts))]  # pragma: no cover - future actions
+
+    def _nominate(self, acts: Sequence[Action]) -> Action:
+        """A chancellor: mostly the most trusted, but no side nominates as a bloc."""
+        u = self.rng.random()
+        if self.fascist_player:
+            eligible = {cast(Nominate, a).target for a in acts}
+            late = self.fascist >= 3
+            if late and self.hitler in eligible and (u < HITLER_PICK or self.fascist >= 5):
+                return self._pick(acts, lambda t: 0.0 if t == self.hitler else 1.0)
+            mates = eligible & self.partners - {self.hitler}
+            if mates and u < HITLER_PICK * late + MATE_PICK[late]:
+                return self._pick(acts, lambda t: self._looks(t) - (KNOWN if t in mates else 0))
+            return self._pick(acts, lambda t: self._looks(t) + (KNOWN if t in self.team else 0))
+        if u < WILD_PICK.get(self.role, 0.0) * (self.fascist < 3):
+            return self._pick(acts, lambda t: KNOWN if self.score(t) >= KNOWN else 0.0)
+        return self._pick(acts, self._nominee_key)
 
     def _nominee_key(self, target: int) -> float:
         """Lower is a better chancellor for this seat."""
@@ -180,10 +249,14 @@ class HeuristicAgent(Listener):
             return self._looks(target) - PULL
         return self._as_chancellor(target, self.score(target))
 
-    def _as_chancellor(self, seat: int, score: float) -> float:
+    def public_hitler(self, seat: int) -> bool:
+        """Could ``seat`` be Hitler as far as the table knows (public facts only)?"""
+        return self.fascist >= 3 and not self.confirmed[seat] and seat != self.seat
+
+    def _as_chancellor(self, seat: int, score: float, public: bool = False) -> float:
         """``score`` as a chancellor: once Hitler can win by election, no track record
         makes an unconfirmed seat safe (trust counts only down to TRUST_FLOOR)."""
-        if not self.maybe_hitler(seat):
+        if not (self.public_hitler(seat) if public else self.maybe_hitler(seat)):
             return score
         odds = self.hitler_odds()[seat] if self.role == LIBERAL else 1.0
         return max(score, TRUST_FLOOR) + HITLER_RISK[self.n] + HUNT_VOTE * (odds - 1.0)
@@ -224,8 +297,12 @@ class HeuristicAgent(Listener):
             self.drawn = list(hand)
         kinds = {a.policy for a in acts if isinstance(a, Discard)}
         drop = FASCIST
-        if hand.count(FASCIST) >= 2 and self._cheats(self.chancellor in self.partners, FORCE):
+        if hand.count(FASCIST) >= 2 and self._cheats(
+            self.chancellor in self.partners, FORCE[self.n]
+        ):
             drop = LIBERAL
+        elif self.role == LIBERAL and FASCIST in hand and self.rng.random() < DROP_LIBERAL:
+            drop = LIBERAL  # a Liberal's misstep, as people make them
         if drop not in kinds:
             drop = next(iter(kinds))
         passed = list(hand)
