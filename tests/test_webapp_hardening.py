@@ -246,3 +246,21 @@ def test_the_listener_is_on_loopback_by_default() -> None:
         }
     )
     assert chosen.webapp_listen == "0.0.0.0"
+
+
+@pytest.mark.parametrize("failure", [(500, "Internal Server Error"), (0, "timed out")])
+async def test_a_telegram_error_on_membership_is_busy_not_a_refusal_kept(
+    wbot: Bot, failure: tuple[int, str]
+) -> None:
+    """A 5xx or a timeout on getChatMember is no answer: the page is told to retry (429),
+    nothing is cached, and the member is let in as soon as Telegram answers."""
+    users = make_users(5)
+    group = await open_game(wbot, users)
+    member = make_user("Member")
+    wbot.fake.add_user(member.to_dict())
+    group.members.add(member.id)
+    init = signed(wbot, member)
+    wbot.fake.fail_next_with(*failure, method="getChatMember")
+    busy = await get_state(wbot, init, group.id)
+    assert busy.status_code == 429 and int(busy.headers["Retry-After"]) >= 1
+    assert (await get_state(wbot, init, group.id)).status_code == 200
