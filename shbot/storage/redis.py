@@ -279,6 +279,10 @@ class RedisStore(Store):
         self._r: Any = aioredis.Redis.from_url(
             url,
             decode_responses=True,
+            # A running game's record is compressed bytes (codec.pack): read as text, its
+            # bytes that are not UTF-8 come back as lone surrogates, which give back the
+            # same bytes (codec.unpack); every other value is UTF-8 text as before.
+            encoding_errors="surrogateescape",
             socket_connect_timeout=socket_timeout,
             socket_timeout=None,  # redis-py's default is 5 s per socket call: _guard times instead
             # One retry on a new connection: after Redis restarted, pooled connections it
@@ -327,25 +331,27 @@ class RedisStore(Store):
         if not self._alive(h, now):
             return None
         return GameRecord(
-            chat_id, int(h["version"]), h["status"], codec.loads(h["data"]), h["game_id"]
+            chat_id, int(h["version"]), h["status"], codec.unpack(h["data"]), h["game_id"]
         )
 
     async def create_game(self, chat_id: int, status: str, data: dict[str, Any]) -> GameRecord:
         check_status(status, allow_finished=False)
-        blob = _dumps(data)
+        blob = codec.pack(data)
         game_id = secrets.token_hex(8)
-        args = [repr(self.clock()), repr(self.lobby_ttl), status, blob, game_id]
+        args: list[str | bytes] = [repr(self.clock()), repr(self.lobby_ttl), status, blob, game_id]
         async with self._guard():
             ok = await self._create(
-                keys=[self._g(chat_id, "game")], args=[*args, _ms(self.lobby_ttl)]
+                keys=[self._g(chat_id, "game")], args=[*args, str(_ms(self.lobby_ttl))]
             )
         if not ok:
             raise GameExists(f"chat {chat_id} already has a game")
-        return GameRecord(chat_id, 1, status, codec.loads(blob), game_id)
+        return GameRecord(chat_id, 1, status, codec.unpack(blob), game_id)
 
     async def save_game(self, record: GameRecord) -> GameRecord:
         check_status(record.status, allow_finished=True)
-        blob = _dumps(record.data)
+        # A finished game's record goes into the archive as plain JSON (inside the archive
+        # entry's own JSON, see _SAVE); a game still going on is stored compressed.
+        blob = _dumps(record.data) if record.status == FINISHED else codec.pack(record.data)
         now = self.clock()
         chat_id = record.chat_id
         async with self._guard():
@@ -401,7 +407,7 @@ class RedisStore(Store):
         for key, h in zip(keys, hashes, strict=True):
             chat = key[len(head) : key.index("}", len(head))]
             if self._alive(h, now):
-                data = codec.loads(h["data"])
+                data = codec.unpack(h["data"])
                 games.append(
                     GameRecord(int(chat), int(h["version"]), h["status"], data, h["game_id"])
                 )
