@@ -52,7 +52,7 @@ SHIELD = {5: 0.3, 6: 0.3, 7: 0.85, 8: 0.85, 9: 0.85, 10: 0.85}
 players the pair knows each other and would make 🔴🔴🔴 their tell; they cover less."""
 SKIPPED = {"FF": 0.84, "truth": 0.0, "quiet": 0.16}
 """A Fascist-team Chancellor who enacted a Fascist over a Liberal: claim 🔴🔴, or nothing."""
-FRAME_LIBERAL = {FASCIST: 0.6, HITLER: 0.6}
+FRAME_LIBERAL = {FASCIST: 0.52, HITLER: 0.52}
 """How often a Fascist (or Hitler) who investigated a Liberal says they are Fascist."""
 COVER_TEAMMATE = 0.95
 """How often a Fascist who investigated a teammate says they are Liberal."""
