@@ -56,6 +56,8 @@ more than half the games at any table size (docs/players.md)."""
 SLIP = {5: 0.1, 6: 0.1, 7: 0.1, 8: 0.1, 9: 0.1, 10: 0.1}
 """How often a Liberal votes against its own reading, by player count: people misjudge,
 and this (with DISTRUST and HITLER_RISK) balances each size against people's rates."""
+SLIP_HITLER = {5: 0.0, 6: 0.0, 7: 0.1, 8: 0.0, 9: 0.0, 10: 0.0}
+"""The same on a chancellor who might be Hitler, once Hitler can win."""
 HITLER_BAR = 1.5
 """Ballot threshold for a chancellor who might be Hitler, once Hitler can win."""
 TRUST_FLOOR = -1.0
@@ -64,10 +66,10 @@ DESPERATE = 3.0
 """How much more a Liberal tolerates when one more failed vote enacts a tile blind."""
 HITLER_DESPERATE = 1.0
 """How much of that tolerance applies to the Hitler risk."""
-FORCE = {5: 0.85, 6: 0.7, 7: 0.6, 8: 0.7, 9: 0.7, 10: 0.8}
+FORCE = {5: 0.95, 6: 0.7, 7: 0.6, 8: 0.8, 9: 0.75, 10: 0.95}
 """How often a Fascist President passes two Fascist tiles to a Liberal (and covers it), by
 player count: with DISTRUST, HITLER_RISK and SLIP, what balances each size."""
-BOLD = 0.6
+BOLD = 0.8
 """How often a Fascist Chancellor enacts Fascist over a Liberal's Liberal tile (and lies)."""
 HUNT = 0.4
 """How much a Liberal's shot follows the belief over who is Hitler (beside suspicion)."""
@@ -97,7 +99,7 @@ WILD_PICK = {LIBERAL: 0.15, HITLER: 0.3}
 """How often a Liberal (Hitler) President nominates any eligible seat, at random."""
 BACK_MATE = 0.05
 """How often a Fascist turns a Nein into Ja on a government with a teammate."""
-DOUBT = {False: 0.06, True: 0.12}
+DOUBT = {False: 0.15, True: 0.2}
 """How often a Fascist-team voter turns a Ja into Nein (before, from 3 Fascist policies),
 as Liberals do with what they alone know."""
 BACK_HITLER = 0.45
@@ -157,15 +159,17 @@ class HeuristicAgent(Listener):
             # Vote as a Liberal reading the table would (misjudging as often), with a
             # slight lean to a teammate's government.
             vote = self._liberal_ballot(seat, p, c, self._looks, public=True)
-            if c != seat and self.rng.random() < SLIP[self.n]:
+            if c != seat and self.rng.random() < (
+                SLIP_HITLER[self.n] if self.public_hitler(c) else SLIP[self.n]
+            ):
                 vote = not vote
             mate = p in self.partners or c in self.partners
             return self._doubt(seat, vote) or (mate and self.rng.random() < BACK_MATE)
         vote = self._liberal_ballot(seat, p, c, self.score)
         if self.role == HITLER:
             return self._doubt(seat, vote)
-        slip = self.role == LIBERAL and c != seat
-        if slip and self.rng.random() < SLIP[self.n]:
+        slip = SLIP_HITLER[self.n] if self.maybe_hitler(c) else SLIP[self.n]
+        if c != seat and self.rng.random() < slip:
             return not vote  # people misread the table now and then
         return vote
 
@@ -213,7 +217,9 @@ class HeuristicAgent(Listener):
             return AnswerVeto(seat, bool(self.passed) and bad not in self.passed)
         if isinstance(first, Investigate):
             if self.role != LIBERAL:
-                clear = self.fascist_player and self.rng.random() < CLEAR
+                if self.role == HITLER:  # he knows little: anyone, as a Liberal would
+                    return self._pick(acts, lambda t: 0.0)
+                clear = self.rng.random() < CLEAR
                 mate = -KNOWN if clear else KNOWN  # a teammate, to clear them (or never)
                 return self._pick(acts, lambda t: mate if t in self.team else -self._looks(t))
             u = self.rng.random()
