@@ -34,9 +34,9 @@ QUIET_CHANCELLOR = {LIBERAL: 0.2, FASCIST: 0.14, HITLER: 0.10}
 MISCLAIM = {LIBERAL: 0.065, FASCIST: 0.075, HITLER: 0.075}
 """How often a seat with nothing to hide claims a hand with one tile changed (people:
 Liberals 6-7 %, Fascist-team Chancellors 7.5 %): misremembered, or a test."""
-OWN_UP = 0.7
-"""How often a Liberal President who discarded a Liberal over a Fascist says so (people:
-70 %; the others claim the Fascist they kept instead)."""
+OWN_UP = 0.5
+"""How often a Liberal President who discarded a Liberal over a Fascist says so; the others
+claim the Fascist they kept instead when the record allows it (people: 30 % lie)."""
 
 # A Fascist-team President's claim, by what it did (weights, normalized when drawn):
 COVER = {"FFF": 0.6, "frame": 0.06, "truth": 0.34}
