@@ -34,9 +34,9 @@ QUIET_CHANCELLOR = {LIBERAL: 0.2, FASCIST: 0.14, HITLER: 0.10}
 MISCLAIM = {LIBERAL: 0.065, FASCIST: 0.075, HITLER: 0.075}
 """How often a seat with nothing to hide claims a hand with one tile changed (people:
 Liberals 6-7 %, Fascist-team Chancellors 7.5 %): misremembered, or a test."""
-OWN_UP = 0.7
-"""How often a Liberal President who discarded a Liberal over a Fascist says so (people:
-70 %; the others claim the Fascist they kept instead)."""
+OWN_UP = 0.5
+"""How often a Liberal President who discarded a Liberal over a Fascist says so; the others
+claim the Fascist they kept instead when the record allows it (people: 30 % lie)."""
 
 # A Fascist-team President's claim, by what it did (weights, normalized when drawn):
 COVER = {"FFF": 0.6, "frame": 0.06, "truth": 0.34}
@@ -52,7 +52,7 @@ SHIELD = {5: 0.3, 6: 0.3, 7: 0.85, 8: 0.85, 9: 0.85, 10: 0.85}
 players the pair knows each other and would make 🔴🔴🔴 their tell; they cover less."""
 SKIPPED = {"FF": 0.84, "truth": 0.0, "quiet": 0.16}
 """A Fascist-team Chancellor who enacted a Fascist over a Liberal: claim 🔴🔴, or nothing."""
-FRAME_LIBERAL = {FASCIST: 0.6, HITLER: 0.6}
+FRAME_LIBERAL = {FASCIST: 0.52, HITLER: 0.52}
 """How often a Fascist (or Hitler) who investigated a Liberal says they are Fascist."""
 COVER_TEAMMATE = 0.95
 """How often a Fascist who investigated a teammate says they are Liberal."""

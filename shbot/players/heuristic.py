@@ -49,13 +49,15 @@ Targeted = Nominate | Investigate | SpecialElection | Execute
 DISTRUST = {5: 3.0, 6: 3.0, 7: 2.0, 8: 3.0, 9: 3.0, 10: 3.0}
 """Ballot threshold by player count: a Liberal votes Nein when a candidate's score reaches
 this (with HITLER_RISK, the knobs that balance each table size against people's rates)."""
-HITLER_RISK = {5: 2.0, 6: 2.0, 7: 1.0, 8: 2.0, 9: 2.0, 10: 2.0}
+HITLER_RISK = {5: 2.0, 6: 2.0, 7: 1.25, 8: 2.0, 9: 2.0, 10: 2.0}
 """Extra distrust, once 3 Fascist policies are out, for a chancellor who might be Hitler,
 by player count: the one knob calibrated so that neither side of the heuristic wins far
 more than half the games at any table size (docs/players.md)."""
 SLIP = {5: 0.1, 6: 0.1, 7: 0.1, 8: 0.1, 9: 0.1, 10: 0.1}
 """How often a Liberal votes against its own reading, by player count: people misjudge,
 and this (with DISTRUST and HITLER_RISK) balances each size against people's rates."""
+SLIP_HITLER = {5: 0.0, 6: 0.0, 7: 0.1, 8: 0.0, 9: 0.0, 10: 0.0}
+"""The same on a chancellor who might be Hitler, once Hitler can win."""
 HITLER_BAR = 1.5
 """Ballot threshold for a chancellor who might be Hitler, once Hitler can win."""
 TRUST_FLOOR = -1.0
@@ -64,7 +66,7 @@ DESPERATE = 3.0
 """How much more a Liberal tolerates when one more failed vote enacts a tile blind."""
 HITLER_DESPERATE = 1.0
 """How much of that tolerance applies to the Hitler risk."""
-FORCE = {5: 0.85, 6: 0.7, 7: 0.5, 8: 0.7, 9: 0.7, 10: 0.8}
+FORCE = {5: 0.95, 6: 0.7, 7: 0.6, 8: 0.8, 9: 0.75, 10: 0.95}
 """How often a Fascist President passes two Fascist tiles to a Liberal (and covers it), by
 player count: with DISTRUST, HITLER_RISK and SLIP, what balances each size."""
 BOLD = 0.8
@@ -76,8 +78,11 @@ HUNT_VOTE = 0.5
 HITLER_CHEAT = 0.2
 """How often Hitler makes the Fascist play (people: a Liberal discarded in 40 % of his
 presidencies that drew both kinds)."""
-CLEAR = 0.42
+CLEAR = 0.34
 """How often a Fascist investigates a teammate (to "clear" them), as people do."""
+NAY = 0.25
+"""How often a voter outside the government votes Nein whatever it reads (people vote Ja
+42-51 % of the time), except when one more failed vote enacts a tile blind."""
 BLEND = 0.75
 """How often a Fascist votes on a government without teammates as a Liberal would."""
 PULL = 1.0
@@ -85,25 +90,27 @@ PULL = 1.0
 
 # What each act tells about the side, matched to people's (../shared/players/
 # human-reference.md, 7 players): no act of a computer should be a tell a group can farm.
-MATE_PICK = {False: 0.25, True: 0.12}
+MATE_PICK = {False: 0.35, True: 0.15}
 """How often a Fascist President picks a teammate other than Hitler as chancellor, before
 (False) and from (True) three Fascist policies (people: nominee Fascist-team 29 %, 37 %)."""
-HITLER_PICK = 0.26
+HITLER_PICK = 0.15
 """How often a Fascist President nominates Hitler once he can win (people: 26 %)."""
 WILD_PICK = {LIBERAL: 0.15, HITLER: 0.3}
 """How often a Liberal (Hitler) President nominates any eligible seat, at random."""
 BACK_MATE = 0.05
 """How often a Fascist turns a Nein into Ja on a government with a teammate."""
-DOUBT = {False: 0.06, True: 0.12}
+DOUBT = {False: 0.15, True: 0.2}
 """How often a Fascist-team voter turns a Ja into Nein (before, from 3 Fascist policies),
 as Liberals do with what they alone know."""
-BACK_HITLER = 0.05
+BACK_HITLER = 0.45
 """How often a Fascist votes Ja on Hitler as chancellor once he can win, whatever the
 table thinks of him (otherwise it votes as a Liberal reading the table would)."""
-WILD_LOOK = 0.9
-"""How often a Liberal investigates any seat it does not know, at random (people's
-investigations hit the Fascist team 43 % of the time, below an even guess)."""
-WILD_SHOT = 0.25
+LOOK_TRUSTED = 0.3
+"""How often a Liberal investigates the seat it trusts most, to confirm a chancellor
+(people's investigations hit the Fascist team 43 % of the time, below an even guess)."""
+WILD_LOOK = 0.65
+"""How often a Liberal investigates any seat it does not know, at random."""
+WILD_SHOT = 0.55
 """How often a Liberal shoots any seat it does not know, at random (people's shots hit the
 Fascist team 65 % of the time)."""
 DROP_LIBERAL = 0.07
@@ -131,6 +138,13 @@ class HeuristicAgent(Listener):
 
     def ballot(self, game: GameView, seat: int) -> bool:
         self._roll(1)
+        # People vote Nein far more than any reading of the table asks (a hunch, a test,
+        # a seat they do not know): every side alike, so the Nein tells nothing.
+        nay = self.rng.random() < NAY and self.tracker < 2 and self.fascist < 5
+        vote = self._ballot(seat)
+        return vote and not (nay and seat not in (self.president, self.chancellor))
+
+    def _ballot(self, seat: int) -> bool:
         p, c = self.president, self.chancellor
         hitler_up = self.role != LIBERAL and c == self.hitler and self.fascist >= 3
         # Electing Hitler wins, but a bloc behind him is a tell: vote as the table reads
@@ -145,15 +159,17 @@ class HeuristicAgent(Listener):
             # Vote as a Liberal reading the table would (misjudging as often), with a
             # slight lean to a teammate's government.
             vote = self._liberal_ballot(seat, p, c, self._looks, public=True)
-            if c != seat and not self.public_hitler(c) and self.rng.random() < SLIP[self.n]:
+            if c != seat and self.rng.random() < (
+                SLIP_HITLER[self.n] if self.public_hitler(c) else SLIP[self.n]
+            ):
                 vote = not vote
             mate = p in self.partners or c in self.partners
             return self._doubt(seat, vote) or (mate and self.rng.random() < BACK_MATE)
         vote = self._liberal_ballot(seat, p, c, self.score)
         if self.role == HITLER:
             return self._doubt(seat, vote)
-        slip = self.role == LIBERAL and c != seat and not self.maybe_hitler(c)
-        if slip and self.rng.random() < SLIP[self.n]:
+        slip = SLIP_HITLER[self.n] if self.maybe_hitler(c) else SLIP[self.n]
+        if c != seat and self.rng.random() < slip:
             return not vote  # people misread the table now and then
         return vote
 
@@ -201,10 +217,15 @@ class HeuristicAgent(Listener):
             return AnswerVeto(seat, bool(self.passed) and bad not in self.passed)
         if isinstance(first, Investigate):
             if self.role != LIBERAL:
-                clear = self.fascist_player and self.rng.random() < CLEAR
+                if self.role == HITLER:  # he knows little: anyone, as a Liberal would
+                    return self._pick(acts, lambda t: 0.0)
+                clear = self.rng.random() < CLEAR
                 mate = -KNOWN if clear else KNOWN  # a teammate, to clear them (or never)
                 return self._pick(acts, lambda t: mate if t in self.team else -self._looks(t))
-            if self.rng.random() < WILD_LOOK:
+            u = self.rng.random()
+            if u < LOOK_TRUSTED:  # confirm a seat it would like to elect
+                return self._pick(acts, lambda t: KNOWN if t in self.known else self.score(t))
+            if u < LOOK_TRUSTED + WILD_LOOK:
                 return self._pick(acts, lambda t: KNOWN if t in self.known else 0.0)
             return self._pick(acts, lambda t: KNOWN if t in self.known else -self.score(t))
         if isinstance(first, SpecialElection):
@@ -233,7 +254,7 @@ class HeuristicAgent(Listener):
             if mates and u < HITLER_PICK * late + MATE_PICK[late]:
                 return self._pick(acts, lambda t: self._looks(t) - (KNOWN if t in mates else 0))
             return self._pick(acts, lambda t: self._looks(t) + (KNOWN if t in self.team else 0))
-        if u < WILD_PICK.get(self.role, 0.0) * (self.fascist < 3):
+        if u < WILD_PICK.get(self.role, 0.0) * (self.fascist < 3 or self.role == HITLER):
             return self._pick(acts, lambda t: KNOWN if self.score(t) >= KNOWN else 0.0)
         return self._pick(acts, self._nominee_key)
 

@@ -25,9 +25,9 @@ LUCK = 0.5
 """Suspicion taken back from a government whose claims say it had only Fascist tiles."""
 SILENT = 0.5
 """Suspicion for saying nothing after a Fascist policy."""
-ACCUSED = 2.5
+ACCUSED = 4.0
 """Suspicion for a seat a trusted President says is Fascist (scaled by that trust)."""
-CLEARED = 1.0
+CLEARED = 3.0
 """Trust for a seat a trusted President says is Liberal (scaled by that trust)."""
 DISPUTE = 1.5
 """Suspicion for each side when the President claims a Liberal the Chancellor says they
