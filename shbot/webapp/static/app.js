@@ -200,11 +200,12 @@
 
   // The live view: server-sent events read through fetch, so that the signed data goes in
   // a header (an EventSource could only put it in the URL, where proxies log it).
-  let stream = 0;
+  let stream = 0, reading = null;
   function listen() {
     const mine = ++stream;
+    reading = new AbortController();
     const again = (r) => { if (mine === stream) { offline(); setTimeout(listen, delay(r)); } };
-    fetch(url("api/events"), { headers: { Authorization: "tma " + initData() }, cache: "no-store" })
+    fetch(url("api/events"), { headers: { Authorization: "tma " + initData() }, cache: "no-store", signal: reading.signal })
       .then((r) => {
         if (r.status === 429) { again(r); return; }  // too many streams: later
         if (r.status >= 400 && r.status < 500) { stream++; setTimeout(start, delay(r)); return; }  // says why
@@ -245,6 +246,10 @@
       .catch(() => { offline(); setTimeout(start, delay()); });
   }
 
+  // A page put aside (the back-forward cache) gives its stream back, and opens it again
+  // when shown: a browser keeps only a few connections to one server.
+  window.addEventListener("pagehide", () => { stream++; if (reading) reading.abort(); });
+  window.addEventListener("pageshow", (e) => { if (e.persisted) start(); });
   $("sheet-back").addEventListener("click", closeSheet);
   $("sheet").addEventListener("click", (e) => { if (e.target === $("sheet")) closeSheet(); });
   applyTheme((() => { try { return JSON.parse(hash.get("tgWebAppThemeParams") || "{}"); } catch (e) { return {}; } })());
