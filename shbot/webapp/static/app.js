@@ -96,6 +96,7 @@
       box.append(div);
     }
     $("h-act").textContent = L.act;
+    $("h-act").hidden = !(list || []).some((p) => p.kind !== "role");  // "My role" alone: no move to head
     $("act-box").hidden = !(list && list.length);
   }
 
