@@ -8,7 +8,10 @@ records the haptics and the BackButton it is asked for."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -23,7 +26,7 @@ from tests.botplay import Bot
 from tests.browser import chrome, page_errors, require_browser
 from tests.fake_telegram import FakeChat
 from tests.harness import FakeUser, make_users
-from tests.test_webapp_browser import THEME, run, wait_for
+from tests.test_webapp_browser import SCREENSHOT_ENV, THEME, keep, run, wait_for
 from tests.webapp_bot import base_url, signed, webapp_bot
 from tests.webapp_play import (
     Press,
@@ -65,6 +68,7 @@ def signed_url(bot: Bot, user: FakeUser, chat: int) -> str:
 
 def page_press(bot: Bot, driver: Any, opened: dict[str, Any]) -> Press:
     """Presses as clicks on the presser's page in ``driver``."""
+    tmp = Path(tempfile.mkdtemp(prefix="shbot-shot-"))
 
     async def press(
         user: FakeUser, data: str, message: StoredMessage | None, group: FakeChat
@@ -77,6 +81,12 @@ def page_press(bot: Bot, driver: Any, opened: dict[str, Any]) -> Press:
             opened["pages"] = opened.get("pages", 0) + 1
         button = f"document.querySelector('button[data-data=\"{data}\"]:not(:disabled)')"
         await wait_for(driver, f"return !!{button}")
+        shot = os.environ.get(SCREENSHOT_ENV)
+        if shot and ":d:" in data and not opened.get("shot"):  # a President's hand to play
+            opened["shot"] = True
+            await asyncio.sleep(0.3)  # the view that followed the stream's first event
+            await run(driver.save_screenshot, str(tmp / "miniapp.png"))
+            keep(tmp / "miniapp.png", Path(shot), height=1800)
         count = await run(driver.execute_script, "return window.shbotAnswers.length")
         await run(driver.execute_script, f"{button}.click()")
         answer = await wait_for(driver, f"return window.shbotAnswers[{count}]")
@@ -111,7 +121,9 @@ async def test_a_whole_game_played_on_the_page_equals_the_buttons(
     opened: dict[str, Any] = {"calls": []}
     try:
         async with webapp_bot(other) as bot:
-            with chrome(width=390, height=900) as driver:
+            with chrome(
+                width=390, height=900, scale=2 if os.environ.get(SCREENSHOT_ENV) else 1
+            ) as driver:
                 script = TELEGRAM % json.dumps(THEME)
                 await run(
                     driver.execute_cdp_cmd,
