@@ -25,6 +25,7 @@ TARGET_P95_MS = 100.0
 GAMES = 3
 PLAYERS = 7
 EXTRA_STREAMS = 300  # opened at the end to weigh one stream
+LOBBY_OPS = ("j", "l", "s")  # join, leave, start: callbacks.JOIN, LEAVE, START
 
 
 class Stream:
@@ -98,19 +99,11 @@ async def bench_miniapp(games: int, seed: int = 0) -> list[Row]:
                             continue
                         if payload is None:
                             break
-                        query = payload.get("callback_query")
-                        press = cb.parse(query["data"]) if query else None
-                        chat = await store.player_chat(query["from"]["id"]) if query else None
-                        if (
-                            not isinstance(press, cb.GamePress)
-                            or press.op
-                            in (
-                                cb.JOIN,
-                                cb.LEAVE,
-                                cb.START,
-                            )
-                            or chat is None
-                        ):
+                        query: dict[str, Any] = payload.get("callback_query") or {}
+                        press = cb.parse(query.get("data"))
+                        lobby = not isinstance(press, cb.GamePress) or press.op in LOBBY_OPS
+                        chat = None if lobby else await store.player_chat(query["from"]["id"])
+                        if chat is None:  # the lobby: through the chat
                             await driver.feed(payload)
                             continue
                         user = query["from"]["id"]
