@@ -215,3 +215,24 @@ async def test_the_view_offers_each_viewer_the_chats_buttons_for_them(store: Sto
             if user is not turn.user:
                 assert hand[0] not in json.dumps(await state(bot, user, group.id))
         assert holding(bot, turn.user.id, hand[0]) is not None
+
+
+def test_a_person_a_computer_plays_for_gets_no_private_prompt_on_the_page() -> None:
+    """As in the chat (``Table.owe``): their hand goes to the computer playing for them."""
+    from shbot.table import PRIVATE_PHASES, prompt_seat
+    from shbot.webapp.actions import panels
+    from tests.webapp_games import simulate
+
+    theirs = 0
+    for table in simulate(7, 71):
+        game = table.game
+        assert game is not None
+        seat = table.seat_of(1)  # the person; a computer stands in (webapp_games)
+        if game.is_over or seat is None:
+            continue
+        assert "private" not in [p["kind"] for p in panels(EN, table, seat)]
+        if game.phase in PRIVATE_PHASES and prompt_seat(game) == seat:
+            theirs += 1
+            table.standins.clear()  # playing their seat themselves: the prompt is theirs
+            assert "private" in [p["kind"] for p in panels(EN, table, seat)]
+    assert theirs > 0

@@ -60,12 +60,16 @@ def panels(t: Translator, table: Table, seat: int | None) -> list[dict[str, Any]
         line = r.prompt_line(t, table)
         rows = _rows(r.round_keyboard(t, table), chosen)
         out.append({"kind": "group", "text": [line] if line else [], "rows": rows})
-    if game.phase in PRIVATE_PHASES and prompt_seat(game) == seat:
+    # A person a computer plays for gets no private prompt in the chat (Table.owe): nor here.
+    private = table.at(seat).id not in table.standins
+    if private and game.phase in PRIVATE_PHASES and prompt_seat(game) == seat:
         text, markup = r.step_prompt(t, table)
         out.append({"kind": "private", "text": [text], "rows": _rows(markup)})
     for k, sight in claims.offered(table).items():
         if int(sight[0]) != seat or claims.claim_of(table, k) or claims.held(table, k):
             continue
+        if not private and f"claim:{k}" not in table.shown:
+            continue  # the computer claims for their seat
         out.append(
             {
                 "kind": "claim",
