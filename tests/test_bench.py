@@ -65,6 +65,7 @@ KEYS = {
         "max_kb",
         "ok",
     },
+    "miniapp": {"games", "presses", "p50_ms", "p95_ms", "kb_per_stream", "ok"},
     "scaleout": {
         "processes",
         "updates_per_process",

@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable, Sequence
 
 from shbot.bot import callbacks as cb
 from shbot.bot import render as r
-from shbot.bot.handlers.play import decode
+from shbot.bot.presses import decode
 from shbot.engine import HITLER, Game, Phase, party_of
 from tests.botplay import (
     EN,

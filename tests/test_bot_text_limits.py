@@ -217,6 +217,20 @@ class Follower:
                 found.functions.add("LANGUAGE_NAMES")
             else:
                 self.follow(node.value, scope, where)  # text[:200] is text; {...}[key] too
+        elif isinstance(node, ast.Await):
+            self.follow(node.value, scope, where)
+        elif (
+            isinstance(node, ast.Attribute)
+            and node.attr == "text"
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "reply"
+        ):  # a judged press's answer (bot/presses.py): the text of every Reply(...) built
+            for call in self.src.calls_to("Reply"):
+                text = {k.arg: k.value for k in call.keywords}.get("text")
+                arg = call.args[1] if len(call.args) > 1 else text
+                caller = self.src.owner.get(id(call))
+                if arg is not None and caller is not None:
+                    self.follow(arg, caller, f"{where} <- {self.src.where(call)}")
         elif isinstance(node, ast.Dict | ast.BoolOp):
             for value in node.values:
                 self.follow(value, scope, where)

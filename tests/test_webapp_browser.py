@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import statistics
 import time
 from collections.abc import Callable
@@ -29,7 +28,8 @@ from tests.harness import FakeUser, make_user, make_users
 from tests.webapp_bot import base_url, signed, webapp, webapp_bot
 
 EN = translator("en")
-#: Set to a path (docs/miniapp.png) to keep the screenshot of the 10-player game.
+#: Set to a path (docs/miniapp.png) to keep a screenshot of the page with a President's
+#: hand to play (tests/test_webapp_browser_play.py takes it).
 SCREENSHOT_ENV = "SHBOT_MINIAPP_SCREENSHOT"
 THEME = {"bg_color": "#17212b", "text_color": "#f5f5f5", "secondary_bg_color": "#232e3c"}
 
@@ -164,10 +164,6 @@ async def test_a_ten_player_game_live_in_the_browser(store: Store, tmp_path: Pat
             marks = await run(text, driver, "#seats")
             assert marks.count("🗳") == 4
             assert "Nein" not in await run(text, driver, "#now")
-            shot = tmp_path / "miniapp.png"
-            await run(driver.save_screenshot, str(shot))
-            if os.environ.get(SCREENSHOT_ENV):
-                keep(shot, Path(os.environ[SCREENSHOT_ENV]))
             # ...and the game goes on, press after press, to its end.
             for _ in range(400):
                 latency = await timed_press(bot, driver, group, users, strategy)

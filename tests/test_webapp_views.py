@@ -50,8 +50,13 @@ def scramble(table: Table, keep: int | None, rng: random.Random) -> Table:
     rng.shuffle(roles)
     g["roles"] = "".join(roles)
     g["draw"] = "".join(rng.choice("LF") for _ in g["draw"])
-    g["hand"] = "".join(_flip(list(g["hand"])))
-    g["votes"] = "".join({"0": "1", "1": "0"}.get(c, c) for c in g["votes"])
+    holder = {"president_discard": g["president"], "chancellor_enact": g["chancellor"]}
+    if keep is None or holder.get(g["phase"]) != keep:  # the holder sees its hand (to act)
+        g["hand"] = "".join(_flip(list(g["hand"])))
+    flipped = [{"0": "1", "1": "0"}.get(c, c) for c in g["votes"]]
+    if keep is not None:  # a voter knows their own vote (the page marks it)
+        flipped[keep] = g["votes"][keep]
+    g["votes"] = "".join(flipped)
     lines = []
     for e in read(table.log):
         data = e.data

@@ -21,7 +21,7 @@ from typing import Any
 
 # Each module registers its benchmark on import: this order is the order of ``all``.
 # isort: off
-from shbot.bench import engine, bot, scale, messages, scaleout, picture  # noqa: F401
+from shbot.bench import engine, bot, scale, messages, scaleout, picture, miniapp  # noqa: F401
 
 # isort: on
 from shbot.bench.bot import BOT_COMPARE_ROUNDS

@@ -183,6 +183,32 @@ def server(app: Any, max_connections: int) -> GuardedServer:
     return guarded
 
 
+class PerUser:
+    """A token bucket per user (``rate`` a second, ``burst`` at once): the page's presses
+    (a player presses a few times a minute; a script may not press a thousand times)."""
+
+    def __init__(
+        self, rate: float, burst: float, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.rate = rate
+        self.burst = burst
+        self.clock = clock
+        self._buckets: dict[int, tuple[float, float]] = {}  # user -> (tokens, when)
+
+    def take(self, user_id: int) -> float:
+        """0 if ``user_id`` may go on now (one token taken), else the seconds to wait."""
+        now = self.clock()
+        tokens, at = self._buckets.get(user_id, (self.burst, now))
+        tokens = min(self.burst, tokens + (now - at) * self.rate)
+        if len(self._buckets) > 50_000:
+            self._buckets.clear()
+        if tokens >= 1.0:
+            self._buckets[user_id] = (tokens - 1.0, now)
+            return 0.0
+        self._buckets[user_id] = (tokens, now)
+        return (1.0 - tokens) / self.rate
+
+
 _SECRET = re.compile(r"((?:[?&]|\b)init=)[^&\s'\"]*|(\btma )[^\s'\"]+")
 
 

@@ -29,6 +29,9 @@ def labels(t: Translator) -> dict[str, str]:
         "live": t._("Live"),
         "offline": t._("Reconnecting…"),
         "empty": t._("Nothing has happened yet."),
+        "act": t._("🎮 Your move"),
+        "back": t._("Back"),
+        "failed": t._("Your press did not reach the bot: try again."),
     }
 
 

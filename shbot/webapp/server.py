@@ -6,7 +6,9 @@ Routes, under the path of ``SHBOT_WEBAPP_URL`` (a TLS proxy in front forwards it
 * ``/api/state?chat=``: the viewer's view as JSON;
 * ``/api/events?chat=``: the same view as server-sent events, sent again each time
   a commit changes it (:class:`Hub`, fed by the commit path), a comment every few seconds
-  to keep proxies from closing the stream; the browser reconnects by itself (``retry``).
+  to keep proxies from closing the stream; the browser reconnects by itself (``retry``);
+* ``POST /api/act?chat=``: a press from the page (``{"data": <a button's callback data>,
+  "id": <the page's id for this press>}``), judged as the chat's button (``actions.py``).
 
 Every API request carries Telegram's signed ``initData`` in a header (``Authorization: tma
 <initData>``; the page reads the event stream through ``fetch`` so that it never goes in a
@@ -24,20 +26,21 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import re
 from collections import Counter
 from importlib import resources
-from types import TracebackType
 from typing import Any
 
 from tornado import iostream, netutil, web
-from tornado.log import app_log
 
+from shbot.bot.refusals import refusal_text
 from shbot.i18n import Translator, normalize, translator
+from shbot.table import Refusal
 
 from . import ListenError, guard
 from .access import Access, Denied, Seen
+from .actions import NONCE, act
 from .auth import AuthError, WebUser, verify
+from .base import Base, NotFound, Page, Static, access_log
 from .hub import Hub, Stop
 from .labels import error
 
@@ -48,15 +51,10 @@ WRITE_SECONDS = 30.0  # a stream whose client has not taken an event by then is 
 RETRY_MS = 1000
 MAX_STREAMS = 2000  # event streams at most, all users together
 STREAMS_PER_USER = 6  # a phone and a desktop, a few groups
-#: Telegram's web clients may frame the page (the apps open it in a web view of their own).
-FRAMERS = "https://web.telegram.org https://*.telegram.org"
-#: The page runs its own script and Telegram's, talks to its own server, nothing else.
-CSP = (
-    "default-src 'self'; script-src 'self' https://telegram.org; img-src 'self' data:; "
-    f"object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors {FRAMERS}"
-)
 BAD_INIT = frozenset({"malformed", "duplicate", "too_long"})  # 400, not 401
-STATIC_NAME = re.compile(r"^[A-Za-z0-9_-]+\.(?:js|css)$")
+PRESS_RATE = 3.0  # a user's presses from the page a second, and at once:
+PRESS_BURST = 10.0  # a whole vote's worth of second thoughts, not a script's flood
+MAX_PRESS = 512  # bytes of a press's body
 
 
 class WebApp:
@@ -75,6 +73,7 @@ class WebApp:
         self.per_user: Counter[int] = Counter()
         self.max_streams = MAX_STREAMS
         self.streams_per_user = STREAMS_PER_USER
+        self.presses = guard.PerUser(PRESS_RATE, PRESS_BURST)
 
     def application(self) -> web.Application:
         static = str(resources.files("shbot.webapp") / "static")
@@ -84,11 +83,12 @@ class WebApp:
                 (rf"{base}/", Page, {"static": static}),
                 (rf"{base}/api/state", State, {"app": self}),
                 (rf"{base}/api/events", Events, {"app": self}),
+                (rf"{base}/api/act", Act, {"app": self}),
                 (rf"{base}/static/(.*)", Static, {"path": static}),
                 (rf"{base}", web.RedirectHandler, {"url": f"{base}/"}),
             ],
             compress_response=True,
-            log_function=_access_log,
+            log_function=access_log,
             default_handler_class=NotFound,
         )
 
@@ -144,72 +144,6 @@ class WebApp:
         return self.hub.frames.body(seen.chat_id, t, seen.table, seen.seat)
 
 
-def _access_log(handler: web.RequestHandler) -> None:
-    """One line per request, without its query: the event stream's carries the initData."""
-    status = handler.get_status()
-    level = logging.DEBUG if status < 400 else logging.INFO if status < 500 else logging.ERROR
-    request = handler.request
-    log.log(
-        level,
-        "%d %s %s %.1f ms",
-        status,
-        request.method,
-        request.path,
-        1000 * request.request_time(),
-    )
-
-
-class Base(web.RequestHandler):
-    """Every response: no sniffing; every log line: the path, never the query."""
-
-    def set_default_headers(self) -> None:
-        self.set_header("X-Content-Type-Options", "nosniff")
-        self.set_header("Referrer-Policy", "no-referrer")
-
-    def _request_summary(self) -> str:
-        return f"{self.request.method} {self.request.path} ({self.request.remote_ip})"
-
-    def log_exception(
-        self,
-        typ: type[BaseException] | None,
-        value: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        if isinstance(value, web.HTTPError):
-            return  # a status of ours (a 404), told by the access log
-        app_log.error("Uncaught exception %s", self._request_summary(), exc_info=value)
-
-    def write_error(self, status_code: int, **kwargs: Any) -> None:
-        self.set_header("Content-Type", "text/plain; charset=utf-8")
-        self.finish(f"{status_code}\n")
-
-
-class NotFound(Base):
-    def prepare(self) -> None:
-        raise web.HTTPError(404)
-
-
-class Static(Base, web.StaticFileHandler):
-    """The page's script and style, by name: anything else (``..``, a NUL) a plain 404."""
-
-    async def get(self, path: str, include_body: bool = True) -> None:
-        if not STATIC_NAME.match(path):
-            raise web.HTTPError(404)
-        await super().get(path, include_body)
-
-
-class Page(Base):
-    def initialize(self, static: str) -> None:
-        self.static = static
-
-    def get(self) -> None:
-        self.set_header("Content-Type", "text/html; charset=utf-8")
-        self.set_header("Cache-Control", "no-cache")
-        self.set_header("Content-Security-Policy", CSP)
-        with open(f"{self.static}/index.html", "rb") as page:
-            self.write(page.read())
-
-
 class Api(Base):
     app: WebApp
 
@@ -244,9 +178,12 @@ class Api(Base):
             self.refuse(400 if exc.reason in BAD_INIT else 401, self.t_unknown(), exc.reason)
             return None
 
-    async def seen(self, user: WebUser, *, watch: bool = False) -> tuple[Translator, Seen] | None:
+    async def seen(
+        self, user: WebUser, *, watch: bool = False, fresh: bool = True
+    ) -> tuple[Translator, Seen] | None:
         """The user's language and what they may see; None: refused.
-        ``watch``: the hub keeps the chat's commits from before its table is read."""
+        ``watch``: the hub keeps the chat's commits from before its table is read;
+        ``fresh``: the table from the store (else the commit path's newest, if watched)."""
         t = translator(await self.app.svc.user_lang(user.id, user.language_code))
         try:
             chat_id = await self.app.access.chat_for(user, self.get_query_argument("chat", None))
@@ -257,7 +194,7 @@ class Api(Base):
             self.app.hub.watch(chat_id)
         try:
             # From the store: with several bot processes, the hub holds only this one's.
-            table = await self.app.access.table(chat_id, fresh=True)
+            table = await self.app.access.table(chat_id, fresh=fresh)
             seen = await self.app.access.check(user, chat_id, table)
         except Denied as denied:
             if watch:
@@ -281,6 +218,41 @@ class State(Api):
         t, seen = found
         self.set_header("Content-Type", "application/json; charset=utf-8")
         self.finish(self.app.body(t, seen))
+
+
+class Act(Api):
+    """A press from the page, by a player or member of the group (checked as for a view),
+    at most :data:`PRESS_RATE` a second per user; its answer as JSON (``actions.act``)."""
+
+    async def post(self) -> None:
+        user = self.user()
+        if user is None:
+            return
+        wait = self.app.presses.take(user.id)
+        if wait:
+            t = translator(await self.app.svc.user_lang(user.id, user.language_code))
+            self.set_header("Retry-After", str(max(1, round(wait))))
+            self.answer(429, {"ok": False, "text": refusal_text(t, Refusal("flood"))})
+            return
+        try:
+            body = json.loads(self.request.body) if len(self.request.body) <= MAX_PRESS else {}
+            data, nonce = body["data"], body["id"]
+            valid = isinstance(data, str) and isinstance(nonce, str) and NONCE.match(nonce)
+        except (ValueError, KeyError, TypeError):
+            valid = False
+        if not valid:
+            t = translator(await self.app.svc.user_lang(user.id, user.language_code))
+            self.answer(400, {"ok": False, "text": t._("This button is not valid.")})
+            return
+        found = await self.seen(user, fresh=False)
+        if found is not None:
+            t, seen = found
+            self.answer(200, await act(self.app.svc, user, t, seen.chat_id, data, nonce))
+
+    def answer(self, status: int, reply: dict[str, Any]) -> None:
+        self.set_status(status)
+        self.set_header("Content-Type", "application/json; charset=utf-8")
+        self.finish(json.dumps(reply, ensure_ascii=False))
 
 
 class Events(Api):

@@ -27,6 +27,7 @@ from shbot.table import Table
 from shbot.table.knowledge import ACT, Fact, knowledge, read
 
 from . import svg
+from .actions import panels
 from .labels import labels
 
 ROLE_SIDE = {"L": "liberal", "F": "fascist", "H": "hitler"}
@@ -166,8 +167,10 @@ def public(t: Translator, table: Table) -> dict[str, Any]:
 
 
 def personal(t: Translator, table: Table, seat: int | None) -> dict[str, Any]:
-    """The viewer's own part: their seat marked and, for a player, the secret panel."""
+    """The viewer's own part: their seat marked and, for a player, the secret panel and
+    what they may press now (``actions``: the chat's buttons for them, with their data)."""
     out: dict[str, Any] = {"seats": seats(t, table, seat), "you": seat}
+    out["actions"] = panels(t, table, seat)
     if table.game is not None and seat is not None:
         out["secret"] = secret(t, table, seat)
     else:

@@ -182,20 +182,6 @@ class SlotRenderer:
             return self._done(t, table, d), None
         if step != table.step or not live or game.phase not in PRIVATE_PHASES:
             return None  # a prompt whose step ended before it was sent: nothing to ask
-        phase = game.phase
         if prompt_seat(game) != d.get("seat"):
             return None
-        if phase is Phase.PRESIDENT_DISCARD:
-            return (
-                r.president_hand_text(t, table, game.hand),
-                r.president_hand_keyboard(t, table, game.hand),
-            )
-        if phase is Phase.CHANCELLOR_ENACT:
-            veto = game.veto_unlocked and not game.veto_refused
-            return (
-                r.chancellor_hand_text(t, table, game.hand, veto, refused=game.veto_refused),
-                r.chancellor_hand_keyboard(t, table, game.hand, veto),
-            )
-        if phase is Phase.VETO_RESPONSE:
-            return r.veto_question_text(t, table), r.veto_question_keyboard(t, table)
-        return r.power_prompt_text(t, phase), r.power_keyboard(t, table)
+        return r.step_prompt(t, table)  # the page offers the same (shbot/webapp/actions.py)

@@ -6,60 +6,12 @@ from typing import Any
 
 from telegram import CallbackQuery, Update
 
-from shbot.engine import (
-    AnswerVeto,
-    Discard,
-    Enact,
-    Execute,
-    Investigate,
-    Nominate,
-    Phase,
-    ProposeVeto,
-    SpecialElection,
-    Vote,
-)
-from shbot.engine.actions import Action
 from shbot.i18n import Translator
-from shbot.storage import NoGame
-from shbot.table import Outcome, Refusal, Table
-from shbot.table.play import check_press, play
+from shbot.table import Refusal
 
 from .. import callbacks as cb
-from .. import render as r
-from ..refusals import answer_text, refusal_text
+from ..presses import Reply, game_press, refusal_words, role_press
 from .common import Ctx, answer_redelivered, current_table, is_group, svc
-
-
-def decode(table: Table, press: cb.GamePress, seat: int) -> Action:
-    """A button as an engine action (``Refusal("invalid")`` for anything malformed)."""
-    game = table.game
-    assert game is not None
-    op, arg = press.op, press.arg
-    try:
-        if op == cb.NOMINATE:
-            return Nominate(seat, int(arg or ""))
-        if op == cb.VOTE and arg in ("0", "1"):
-            return Vote(seat, arg == "1")
-        if op == cb.DISCARD and arg in ("L", "F"):
-            return Discard(seat, arg)
-        if op == cb.ENACT and arg in ("L", "F"):
-            return Enact(seat, arg)
-        if op == cb.VETO:
-            return ProposeVeto(seat)
-        if op == cb.VETO_ANSWER and arg in ("0", "1"):
-            return AnswerVeto(seat, arg == "1")
-        if op == cb.TARGET:
-            target = int(arg or "")
-            if game.phase is Phase.INVESTIGATE:
-                return Investigate(seat, target)
-            if game.phase is Phase.SPECIAL_ELECTION:
-                return SpecialElection(seat, target)
-            if game.phase is Phase.EXECUTION:
-                return Execute(seat, target)
-            raise Refusal("step_over")
-    except (ValueError, OverflowError):
-        pass
-    raise Refusal("invalid")
 
 
 async def group_of(context: Ctx, chat_id: int, user_id: int, private: bool) -> int | None:
@@ -84,35 +36,23 @@ async def on_game_press(update: Update, context: Ctx) -> None:
     if chat_id is None:
         await game_gone(context, query, None, press.game_id)
         return
-    tickets: list[int] = []
 
-    def change(table: Table) -> Outcome:
-        tickets.append(s.answers.ticket(user.id))  # judged under the group's lock: in order
-        seat = check_press(table, press.game_id, press.step, user.id)
-        return play(table, seat, decode(table, press, seat))
+    async def respond(reply: Reply) -> None:
+        if reply.status == "gone":
+            await game_gone(context, query, chat_id, press.game_id, reply.last_known)
+        elif reply.status == "duplicate":
+            await answer_redelivered(context, query)  # applied by an earlier delivery
+        elif reply.refusal is not None:
+            await refused_press(context, query, chat_id, reply.refusal, t)
+        else:
+            await query.answer(reply.text)
 
-    # A press delivered twice is applied once (its id rides in the commit's write); one
-    # player's answers go out in the order their presses were judged (bot/answers.py).
-    try:
-        outcome = await s.commit.run(chat_id, change, update_key=f"cq:{query.id}")
-    except NoGame as missing:
-        async with s.answers.turn(user.id, tickets):
-            await game_gone(context, query, chat_id, press.game_id, missing.last_known)
-        return
-    except Refusal as refusal:
-        async with s.answers.turn(user.id, tickets):
-            await refused_press(context, query, chat_id, refusal, t)
-        return
-    except BaseException:
-        for n in tickets:
-            s.answers.release(user.id, n)
-        raise
-    async with s.answers.turn(user.id, tickets):
-        await query.answer((answer_text(t, outcome.answer) or "")[:200] or None)
+    # The same judgement as a press on the Mini App's page (shbot/bot/presses.py).
+    await game_press(s, user.id, t, chat_id, press, f"cq:{query.id}", respond)
 
 
 async def refused_press(
-    context: Ctx, query: CallbackQuery, chat_id: int, refusal: Refusal, t: Translator
+    context: Ctx, query: CallbackQuery, chat_id: int | None, refusal: Refusal, t: Translator
 ) -> None:
     """Answer a refused press once. A refused press is not recorded by any commit: the
     store's first-seen mark (off the hot path, refusals only) lets one delivery answer it
@@ -122,8 +62,9 @@ async def refused_press(
         return
     if not await svc(context).store.first_seen(f"cq:{query.id}"):
         return  # refused and answered by an earlier delivery of it
-    table = refusal.table or await current_table(context, chat_id)
-    await query.answer(refusal_text(t, refusal, table)[:200], show_alert=refusal.alert)
+    assert chat_id is not None
+    text = await refusal_words(svc(context), t, chat_id, refusal)
+    await query.answer(text, show_alert=refusal.alert)
 
 
 async def game_gone(
@@ -152,11 +93,5 @@ async def on_my_role(update: Update, context: Ctx) -> None:
     if table is None:
         await game_gone(context, query, chat_id, press.game_id)
         return
-    if table.gid != press.game_id or table.game is None:
-        await query.answer(t._("This button belongs to a game that is over."))
-        return
-    seat = table.seat_of(query.from_user.id)
-    if seat is None:
-        await query.answer(t._("You are not playing in this game."))
-        return
-    await query.answer(r.role_alert(t, table, seat), show_alert=True)
+    reply = role_press(t, table, press, query.from_user.id)
+    await query.answer(reply.text, show_alert=reply.alert)

@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from telegram import CallbackQuery, Message, Update
 
 from shbot.i18n import Translator
-from shbot.storage import NoGame
-from shbot.table import Outcome, Refusal, Table, claims
 
 from .. import callbacks as cb
-from ..refusals import answer_text, refusal_text
-from .common import Ctx, answer_redelivered, current_table, is_group, svc
+from ..presses import claim_press, refusal_words
+from .common import Ctx, answer_redelivered, is_group, svc
 from .play import group_of
 
 
@@ -37,26 +33,18 @@ async def on_claim(update: Update, context: Ctx) -> None:
     if not await s.store.first_seen(f"cq:{query.id}"):
         await answer_redelivered(context, query)  # if a dead process took the first
         return
-    try:
-        outcome = await s.commit.run(chat_id, _change(press, user.id), update_key=f"cq:{query.id}")
-    except NoGame:
-        await closed(context, query, t, (chat_id, press.game_id))
-        return
-    except Refusal as refusal:
-        if refusal.code in ("over", "over_button"):
-            await closed(context, query, t)
-        elif refusal.code == "duplicate":
-            await answer_redelivered(context, query)
-        else:
-            table = await current_table(context, chat_id)
-            await query.answer(refusal_text(t, refusal, table)[:200], show_alert=refusal.alert)
-        return
-    text = answer_text(t, outcome.answer)
-    await query.answer(text[:200] if text else None)
-
-
-def _change(press: cb.GamePress, user_id: int) -> Callable[[Table], Outcome]:
-    return lambda table: claims.claim(table, press.game_id, press.step, user_id, press.arg)
+    # The same judgement as a claim on the Mini App's page (shbot/bot/presses.py).
+    reply = await claim_press(s, user.id, t, chat_id, press, f"cq:{query.id}")
+    if reply.status in ("closed", "gone"):  # gone: not in the store (told if it was lost)
+        gone = (chat_id, press.game_id) if reply.status == "gone" else None
+        await closed(context, query, t, gone)
+    elif reply.status == "duplicate":
+        await answer_redelivered(context, query)
+    elif reply.refusal is not None:
+        text = await refusal_words(s, t, chat_id, reply.refusal)
+        await query.answer(text, show_alert=reply.alert)
+    else:
+        await query.answer(reply.text)
 
 
 async def closed(

@@ -77,6 +77,7 @@ from .private import (
     president_hand_text,
     role_alert,
     role_text,
+    step_prompt,
     veto_question_keyboard,
     veto_question_text,
 )
@@ -194,6 +195,7 @@ __all__ = [
     "series",
     "settings_keyboard",
     "settings_text",
+    "step_prompt",
     "timeout_private_prefix",
     "timeout_text",
     "timer_label",

@@ -245,6 +245,29 @@ def power_keyboard(t: Translator, table: Table) -> Any:
     return markup(chunk(buttons, 2))
 
 
+def step_prompt(t: Translator, table: Table) -> tuple[str, Any]:
+    """The private prompt of the current private step (its text and keyboard), for the
+    seat that acts (``prompt_seat``): in the chat (``delivery/slots.py``) and on the Mini
+    App's page (``shbot/webapp/actions.py``), the same words and buttons."""
+    game = table.game
+    assert game is not None
+    phase = game.phase
+    if phase is Phase.PRESIDENT_DISCARD:
+        return (
+            president_hand_text(t, table, game.hand),
+            president_hand_keyboard(t, table, game.hand),
+        )
+    if phase is Phase.CHANCELLOR_ENACT:
+        veto = game.veto_unlocked and not game.veto_refused
+        return (
+            chancellor_hand_text(t, table, game.hand, veto, refused=game.veto_refused),
+            chancellor_hand_keyboard(t, table, game.hand, veto),
+        )
+    if phase is Phase.VETO_RESPONSE:
+        return veto_question_text(t, table), veto_question_keyboard(t, table)
+    return power_prompt_text(t, phase), power_keyboard(t, table)
+
+
 def done_discard_text(t: Translator, discarded: str, passed: Sequence[str]) -> str:
     return t._(
         "🎩 You discarded a {policy} and passed {hand} to the Chancellor.",

@@ -11,6 +11,8 @@
   const $ = (id) => document.getElementById(id);
   const KEEP = new Set(["B", "I", "U", "S", "CODE", "EM", "STRONG"]);
   window.shbotLog = [];  // when each view arrived (the browser tests measure with it)
+  window.shbotAnswers = [];  // each press's answer, as shown (toast or sheet)
+  let L = {};  // the labels of the newest view
 
   function guessLang() {
     try { return JSON.parse(new URLSearchParams(initData()).get("user")).language_code || ""; }
@@ -66,8 +68,89 @@
     return li;
   }
 
+  // Telegram's haptics where the client offers them (never required).
+  function haptic(kind, style) {
+    const h = tg() && tg().HapticFeedback;
+    if (!h) return;
+    try { if (kind === "impact") h.impactOccurred(style); else h.notificationOccurred(style); } catch (e) { /* old client */ }
+  }
+
+  // What the viewer may press now: the chat's own buttons (labels and callback data from
+  // the server), each panel with the text the chat shows with them.
+  function actions(list) {
+    const box = $("act"); box.textContent = "";
+    for (const panel of list || []) {
+      const div = document.createElement("div"); div.className = "panel " + panel.kind;
+      for (const line of panel.text || []) { const p = document.createElement("p"); rich(p, line); div.append(p); }
+      for (const row of panel.rows || []) {
+        const r = document.createElement("div"); r.className = "row";
+        for (const b of row) {
+          const button = document.createElement("button"); button.type = "button";
+          button.textContent = b.label; button.dataset.data = b.data;
+          if (b.chosen) button.className = "chosen";
+          button.addEventListener("click", () => press(b.data, button, div));
+          r.append(button);
+        }
+        div.append(r);
+      }
+      box.append(div);
+    }
+    $("h-act").textContent = L.act;
+    $("h-act").hidden = !(list || []).some((p) => p.kind !== "role");  // "My role" alone: no move to head
+    $("act-box").hidden = !(list && list.length);
+  }
+
+  // A press: posted with the signed data, judged by the bot as the same button in the chat;
+  // its answer shown as a toast (a pop-up in the chat: a sheet with a way back).
+  const pageId = Math.random().toString(36).slice(2, 10);
+  let pressed = 0, pressing = false;
+  function press(data, button, panel) {
+    if (pressing) return;
+    pressing = true; button.classList.add("busy");
+    haptic("impact", "light");
+    fetch(url("api/act"), {
+      method: "POST", cache: "no-store", body: JSON.stringify({ data, id: pageId + (++pressed).toString(36) }),
+      headers: { Authorization: "tma " + initData(), "Content-Type": "application/json" },
+    })
+      .then((r) => r.json())
+      .then((a) => {
+        if (a.error) a = { ok: false, text: a.error, alert: false };  // refused before judging (expired...)
+        if (a.ok && !panel.classList.contains("role")) {
+          for (const b of panel.querySelectorAll("button")) b.disabled = true;  // done: the next view follows
+        }
+        answered(a);
+      })
+      .catch(() => answered({ ok: false, text: L.failed }))
+      .finally(() => { pressing = false; button.classList.remove("busy"); });
+  }
+
+  function answered(a) {
+    haptic("notify", a.ok ? "success" : "error");
+    window.shbotAnswers.push(a);
+    if (a.text && a.alert) sheet(a.text); else if (a.text) toast(a.text);
+  }
+
+  let toastTimer = 0;
+  function toast(text) {
+    const el = $("toast"); el.textContent = text; el.hidden = false;
+    clearTimeout(toastTimer); toastTimer = setTimeout(() => { el.hidden = true; }, 3000);
+  }
+
+  // The sheet is the page's one sub-view: Telegram's BackButton (or its own button) closes it.
+  function sheet(text) {
+    $("sheet-text").textContent = text; $("sheet-back").textContent = L.back; $("sheet").hidden = false;
+    const app = tg();
+    if (app && app.BackButton) { app.BackButton.onClick(closeSheet); app.BackButton.show(); }
+  }
+
+  function closeSheet() {
+    $("sheet").hidden = true;
+    const app = tg();
+    if (app && app.BackButton) { app.BackButton.offClick(closeSheet); app.BackButton.hide(); }
+  }
+
   function show(v) {
-    const L = v.labels;
+    L = v.labels;
     document.title = L.title; $("title").textContent = L.title;
     $("h-seats").textContent = L.seats; $("h-now").textContent = L.now; $("h-record").textContent = L.record;
     $("h-secret").textContent = L.secret; $("secret-note").textContent = L.secret_note;
@@ -79,6 +162,7 @@
     $("board-box").hidden = !v.board;
     const seats = $("seats"); seats.textContent = "";
     for (const s of v.seats || []) seats.append(seat(s, L));
+    actions(v.actions);
     lines($("now"), v.now); $("now-box").hidden = !(v.now && v.now.length);
     lines($("end"), v.end); $("end-box").hidden = !v.end;
     blocks($("secret"), v.secret); $("secret-box").hidden = !v.secret;
@@ -117,11 +201,12 @@
 
   // The live view: server-sent events read through fetch, so that the signed data goes in
   // a header (an EventSource could only put it in the URL, where proxies log it).
-  let stream = 0;
+  let stream = 0, reading = null;
   function listen() {
     const mine = ++stream;
+    reading = new AbortController();
     const again = (r) => { if (mine === stream) { offline(); setTimeout(listen, delay(r)); } };
-    fetch(url("api/events"), { headers: { Authorization: "tma " + initData() }, cache: "no-store" })
+    fetch(url("api/events"), { headers: { Authorization: "tma " + initData() }, cache: "no-store", signal: reading.signal })
       .then((r) => {
         if (r.status === 429) { again(r); return; }  // too many streams: later
         if (r.status >= 400 && r.status < 500) { stream++; setTimeout(start, delay(r)); return; }  // says why
@@ -162,6 +247,12 @@
       .catch(() => { offline(); setTimeout(start, delay()); });
   }
 
+  // A page put aside (the back-forward cache) gives its stream back, and opens it again
+  // when shown: a browser keeps only a few connections to one server.
+  window.addEventListener("pagehide", () => { stream++; if (reading) reading.abort(); });
+  window.addEventListener("pageshow", (e) => { if (e.persisted) start(); });
+  $("sheet-back").addEventListener("click", closeSheet);
+  $("sheet").addEventListener("click", (e) => { if (e.target === $("sheet")) closeSheet(); });
   applyTheme((() => { try { return JSON.parse(hash.get("tgWebAppThemeParams") || "{}"); } catch (e) { return {}; } })());
   window.addEventListener("load", () => {
     const app = tg();
