@@ -57,6 +57,12 @@ def timeout(
     """The deadline of ``step`` passed: play the default for whoever the game waits for."""
     if not _current(table, gid, step, deadline):
         raise Refusal("stale")
+    if prompt_waiting(table):
+        # The step's buttons are still on their way (more groups than the bot's token can
+        # serve at once): nobody could act, so nobody is late. The clock starts again; the
+        # prompt, once shown, gives the step its full time from then (prompt_shown).
+        table.restart_clock()
+        return Outcome(table)
     game = table.game
     assert game is not None
     before = table.snapshot()
@@ -100,6 +106,8 @@ def remind(table: Table, gid: str, step: int, deadline: float | None, seconds: i
     (once, even across a restart)."""
     if not _current(table, gid, step, deadline) or table.reminded:
         raise Refusal("stale")
+    if prompt_waiting(table):
+        raise Refusal("stale")  # nobody has seen the buttons yet: nobody to remind
     table.reminded = True
     _owe_nudges(table, seconds)
     return Outcome(table)
@@ -149,6 +157,19 @@ def describe(table: Table) -> dict[str, Any]:
 #: A prompt shown within this many seconds of its step keeps the deadline it was given.
 SHOWN_SLACK = 1.0
 GROUP_PROMPTS = (Phase.NOMINATE, Phase.VOTE)  # steps whose buttons are the round message's
+
+
+def prompt_waiting(table: Table) -> bool:
+    """The current step's prompt (the round message's buttons in the group, or a player's
+    private prompt) waits to be delivered: owed, and not yet shown at this step. A prompt
+    that could not be delivered at all (a blocked chat) is owed no more: the clock runs."""
+    game = table.game
+    if game is None or game.is_over:
+        return False
+    if game.phase in GROUP_PROMPTS:
+        slot = f"round:{game.round}"
+        return slot in table.owed and table.stages.get(slot) != game.phase.value
+    return f"prompt:{table.step}" in table.owed
 
 
 def prompt_shown(table: Table, slot: str, step: int, now: float) -> bool:
