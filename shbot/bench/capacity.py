@@ -1,0 +1,236 @@
+"""``bench capacity``: how many concurrent 7-player games one bot token serves at people's
+pace, and what breaks first beyond that (:mod:`.capacity_sim` plays the groups,
+:mod:`.capacity_bot` is the bot and the fake Bot API that counts Telegram's limits).
+
+Each count of games is one run on a virtual clock: the groups open their games over a ramp
+(``RAMP`` seconds), then ``--minutes`` are measured. Beyond ``SAMPLE`` groups a run simulates
+``SAMPLE`` of them against the same share of the token (each group's share of the token's 30
+calls a second is what it would be with all of them; said in the table). With ``--find`` the
+largest count that holds (p95 within 3 s, no deadline fired by a late prompt, no 429) is
+found by bisection between the counts listed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import time
+
+from shbot.bench.registry import Row, register
+
+COUNTS = (100, 300, 1000, 3000, 10000)
+MINUTES = 8.0  # measured, after the ramp
+RAMP = 240.0  # seconds over which the groups open their games
+SAMPLE = 400  # groups simulated at most; beyond, that many on their share of the token
+P95_TARGET = 3.0  # seconds from a tap to the group's screen
+STARVED = 120.0  # a group waiting this long for a prompt starves (a whole step's time)
+
+
+def quantile(values: list[float], q: float) -> float:
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+async def run_games(games: int, minutes: float, seed: int, sample: int = SAMPLE) -> Row:
+    """``games`` concurrent games (``sample`` of them simulated at most) for ``minutes``."""
+    from shbot.bench.capacity_bot import capacity_bot, watching
+    from shbot.bench.capacity_sim import Simulation
+    from shbot.devtools.fake_queries import most_within
+
+    groups = min(games, sample)
+    share = groups / games
+    loop = asyncio.get_running_loop()
+    cpu = time.process_time()
+    async with capacity_bot(share, seed) as driver:
+        sim = Simulation(driver, groups, seed, RAMP)
+        end = RAMP + minutes * 60
+        with watching(sim.acked, sim.committed, sim.deadline):
+            rng = random.Random(seed)
+            for group in sim.groups.values():
+                sim.later(rng.uniform(0, RAMP), group.open)
+            await asyncio.sleep(end - loop.time())
+            figures, fake = sim.figures, driver.fake
+            for task in list(sim.tasks):
+                task.cancel()
+            await driver.svc.outbox.close()
+    taps = [t for t in figures.taps.all if t.owed]
+    visible = [(end if t.visible is None else min(t.visible, end)) - t.time for t in taps]
+    complete = [(end if t.complete is None else min(t.complete, end)) - t.time for t in taps]
+    chats = [c for c in fake.calls if c.chat_id is not None and RAMP <= c.time < end]
+    made = [c for c in chats if c.status == 200 and c.method != "answerCallbackQuery"]
+    waits = figures.prompt_waits
+    row: Row = {
+        "bench": "capacity",
+        "games": games,
+        "simulated": groups,
+        "token_share": round(share, 4),
+        "minutes": minutes,
+        "taps": len(taps),
+        "p50": round(quantile(visible, 0.5), 2),
+        "p95": round(quantile(visible, 0.95), 2),
+        "max": round(max(visible, default=0.0), 1),
+        "p95_complete": round(quantile(complete, 0.95), 1),
+        "prompt_p95": round(quantile(waits, 0.95), 1),
+        "prompt_max": round(max(waits, default=0.0), 1),
+        "groups_starved": sum(1 for w in figures.worst_wait.values() if w > STARVED),
+        "busiest_second": round(most_within([c.time for c in made], 1.0) / share),
+        "calls_per_game": round(len(made) / groups, 1),
+        "calls_per_round": round(len(made) / max(1, figures.rounds), 1),
+        "rounds_per_game": round(figures.rounds / groups, 2),
+        "answers_per_game": round(
+            sum(1 for c in fake.calls if c.method == "answerCallbackQuery" and c.time >= RAMP)
+            / groups,
+            1,
+        ),
+        "429s": sum(1 for c in chats if c.status == 429),
+        "deadlines_fired": figures.fired,
+        "fired_unshown": figures.fired_unshown,
+        "postponed": figures.postponed,
+        "games_over": figures.games_over,
+        "cpu_s": round(time.process_time() - cpu, 1),
+    }
+    row["breaks"] = breaks(row)
+    return row
+
+
+def breaks(row: Row) -> list[str]:
+    """What fails at this count, in the order it matters to the players."""
+    out = []
+    if row["deadlines_fired"]:
+        out.append(f"{row['deadlines_fired']} deadlines fired by a late prompt")
+    if row["groups_starved"]:
+        out.append(f"{row['groups_starved']} groups waited over {STARVED:.0f} s for a prompt")
+    if row["p95"] > P95_TARGET:
+        out.append(f"p95 {row['p95']} s > {P95_TARGET:.0f} s")
+    if row["429s"]:
+        out.append(f"{row['429s']} 429s")
+    return out
+
+
+def run(games: int, minutes: float, seed: int, sample: int = SAMPLE) -> Row:
+    """One count on a fresh virtual-time loop (looptime)."""
+    import looptime
+
+    with asyncio.Runner(loop_factory=lambda: looptime.new_event_loop(start=0.0)) as runner:
+        return runner.run(run_games(games, minutes, seed, sample))
+
+
+def find(rows: list[Row], minutes: float, seed: int, sample: int) -> Row | None:
+    """The largest count that holds, by bisection between the largest count listed that
+    holds and the smallest that does not (to within a tenth)."""
+    good = [r for r in rows if not r["breaks"]]
+    bad = [r for r in rows if r["breaks"]]
+    if not good or not bad:
+        return None
+    lo = max(good, key=lambda r: r["games"])
+    hi = min((r for r in bad if r["games"] > lo["games"]), key=lambda r: r["games"], default=None)
+    if hi is None:
+        return None
+    best = lo
+    while hi["games"] - best["games"] > max(10, best["games"] // 10):
+        mid = (best["games"] + hi["games"]) // 2
+        r = run(mid, minutes, seed, sample)
+        if r["breaks"]:
+            hi = r
+        else:
+            best = r
+    return {**best, "bench": "capacity-found", "next_breaks": hi["games"]}
+
+
+def table(rows: list[Row]) -> str:
+    if rows and "skipped" in rows[0]:
+        return f"skipped: {rows[0]['skipped']}"
+    lines = [
+        "concurrent 7-player games at people's pace, one token (virtual clock; tap -> the "
+        "group's screen, s; calls to chats)",
+        f"{'games':>6} {'sim':>4} {'p50':>5} {'p95':>6} {'max':>6} {'progress95':>10} "
+        f"{'prompt95':>8} {'promptmax':>9} {'busiest/s':>9} {'calls/game':>10} "
+        f"{'calls/round':>11} {'429':>4} {'late dl':>7} {'held dl':>7}  breaks",
+    ]
+    for r in rows:
+        if r["bench"] != "capacity":
+            continue
+        lines.append(
+            f"{r['games']:>6} {r['simulated']:>4} {r['p50']:>5} {r['p95']:>6} {r['max']:>6} "
+            f"{r['p95_complete']:>10} {r['prompt_p95']:>8} {r['prompt_max']:>9} "
+            f"{r['busiest_second']:>9} {r['calls_per_game']:>10} {r['calls_per_round']:>11} "
+            f"{r['429s']:>4} {r['deadlines_fired']:>7} {r['postponed']:>7}  "
+            + ("; ".join(r["breaks"]) or "-")
+        )
+    counted = [r for r in rows if r["bench"] == "capacity"]
+    if counted:
+        r = counted[0]
+        lines.append(
+            f"{r['minutes']:g} minutes measured after a {RAMP / 60:g}-minute ramp; 'sim': groups "
+            f"simulated (beyond {SAMPLE}, on their share of the token); 'late dl': deadlines "
+            "fired by a late prompt; 'held dl': deadlines that found their prompt unshown and "
+            "started the clock again"
+        )
+        broken = [r for r in counted if r["breaks"]]
+        if broken:
+            first = min(broken, key=lambda r: r["games"])
+            lines.append(f"first to break: at {first['games']} games, {first['breaks'][0]}")
+    lines += [
+        f"largest count that holds: {r['games']} games (p95 {r['p95']} s, no late deadline; "
+        f"{r['next_breaks']} breaks)"
+        for r in rows
+        if r["bench"] == "capacity-found"
+    ]
+    return "\n".join(lines)
+
+
+def plot(rows: list[Row], path: str) -> str | None:
+    """p95 against concurrent games, as a PNG at ``path``; None without matplotlib."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    points = sorted((r["games"], r["p95"], r["p50"]) for r in rows if r["bench"] == "capacity")
+    fig, ax = plt.subplots(figsize=(7, 4.2), dpi=100)
+    ax.plot([p[0] for p in points], [p[1] for p in points], "o-", label="p95")
+    ax.plot([p[0] for p in points], [p[2] for p in points], "s--", label="p50", alpha=0.7)
+    ax.axhline(P95_TARGET, color="grey", linestyle=":", label=f"target {P95_TARGET:g} s")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("concurrent 7-player games (one bot token)")
+    ax.set_ylabel("tap -> group's screen (s)")
+    ax.set_title("bench capacity: people's pace, Telegram's limits")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
+def _counts(args: argparse.Namespace) -> list[int]:
+    games = getattr(args, "games", None)
+    if games is None:
+        return list(COUNTS)
+    return [int(games)] if isinstance(games, int) else list(games)
+
+
+@register(
+    "capacity",
+    "concurrent 7-player games at people's pace one token serves (100 to 10,000)",
+    table,
+    drives_the_bot=True,
+)
+def _capacity(args: argparse.Namespace) -> list[Row]:
+    minutes = getattr(args, "minutes", None) or MINUTES
+    sample = getattr(args, "sample", None) or SAMPLE
+    rows = [run(n, minutes, args.seed, sample) for n in _counts(args)]
+    if getattr(args, "find", False):
+        found = find(rows, minutes, args.seed, sample)
+        if found is not None:
+            rows.append(found)
+    if getattr(args, "plot", None):
+        drawn = plot(rows, args.plot)
+        rows.append({"bench": "capacity-plot", "path": drawn or "skipped: no matplotlib"})
+    return rows
