@@ -94,9 +94,9 @@ def scale_token(app: Any, share: float) -> None:
     outbox.pacer.overall = Window(limit, period, old.margin * period / old.period)
     if getattr(outbox, "turns", None) is not None:  # the turns at the token's calls
         outbox.turns.window = outbox.pacer.overall
-    limiter = getattr(app.bot, "rate_limiter", None)
+    limiter: Any = getattr(app.bot, "rate_limiter", None)
     window = getattr(limiter, "window", None)
-    if window is not None:
+    if limiter is not None and window is not None:
         limit, period = scaled(window.limit, window.period, share)
         limiter.window = Window(limit, period, window.margin * period / window.period)
 
@@ -171,14 +171,15 @@ def watching(
 
     original_ack, original_commit, original_timeout = Outbox._ack, Outbox.committed, timers.timeout
 
-    async def ack(self: Any, chat_id: int, gid: str, slot: str, seq: int, *a: Any, **k: Any) -> Any:
-        result = await original_ack(self, chat_id, gid, slot, seq, *a, **k)
+    async def ack(
+        self: Any, chat_id: int, gid: str, slot: str, seq: int, *a: Any, **k: Any
+    ) -> None:
+        await original_ack(self, chat_id, gid, slot, seq, *a, **k)
         acked(chat_id, slot, seq)
-        return result
 
-    def commit(self: Any, chat_id: int, record: Any, **k: Any) -> Any:
+    def commit(self: Any, chat_id: int, record: Any, **k: Any) -> None:
         committed(chat_id, record)
-        return original_commit(self, chat_id, record, **k)
+        original_commit(self, chat_id, record, **k)
 
     def timeout(table: Any, *a: Any, **k: Any) -> Any:
         unshown, step = prompt_waiting(table), table.step

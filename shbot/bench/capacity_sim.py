@@ -46,6 +46,7 @@ class Figures:
     """What a run measured (times in virtual seconds)."""
 
     taps: Taps = field(default_factory=Taps)
+    steps: list[Tap] = field(default_factory=list)  # the taps that changed the step
     prompt_waits: list[float] = field(default_factory=list)
     worst_wait: dict[int, float] = field(default_factory=dict)  # group -> longest prompt wait
     fired: int = 0  # deadlines that played a default move
@@ -110,7 +111,10 @@ class Group:
             for slot, entry in after.data.get("owed", {}).items()
             if entry[1] == GROUP and int(entry[0]) > seq0
         }
-        self.sim.figures.taps.add(Tap(self.id, now, needs))
+        tap = Tap(self.id, now, needs)
+        self.sim.figures.taps.add(tap)
+        if before is not None and after.data.get("step") != before.data.get("step"):
+            self.sim.figures.steps.append(tap)
 
     def poke(self) -> None:
         """Something reached a screen: schedule the presses it makes possible."""
@@ -217,6 +221,7 @@ class Simulation:
         self.tasks: set[asyncio.Task[None]] = set()
         self.groups: dict[int, Group] = {}
         self.steps: dict[int, tuple[int, float]] = {}  # group -> (step, when it began)
+        self.closed = False
         for k in range(groups):
             group = Group(self, k)
             self.groups[group.id] = group
@@ -225,7 +230,15 @@ class Simulation:
         loop = asyncio.get_running_loop()
         loop.call_later(seconds, self._run, action)
 
+    def close(self) -> None:
+        """No more presses: cancel what runs, drop what is scheduled."""
+        self.closed = True
+        for task in list(self.tasks):
+            task.cancel()
+
     def _run(self, action: Any) -> None:
+        if self.closed:
+            return
         task = asyncio.get_running_loop().create_task(action())
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
@@ -238,15 +251,18 @@ class Simulation:
             return
         began = self.steps.get(chat)
         table = group.table()
-        current = began is not None and table is not None and began[0] == table.step
-        if current and began[1] >= 0 and _is_prompt(table, slot):
+        if began is None or table is None or began[0] != table.step:
+            group.poke()
+            return
+        if began[1] >= 0 and _is_prompt(table, slot):
             self.steps[chat] = (began[0], -1.0)  # shown: counted once
             if began[1] >= self.start:
-                wait = now - began[1]
-                self.figures.prompt_waits.append(wait)
-                worst = self.figures.worst_wait
-                worst[chat] = max(worst.get(chat, 0.0), wait)
+                self._waited(chat, now - began[1])
         group.poke()
+
+    def _waited(self, chat: int, wait: float) -> None:
+        self.figures.prompt_waits.append(wait)
+        self.figures.worst_wait[chat] = max(self.figures.worst_wait.get(chat, 0.0), wait)
 
     def committed(self, chat: int, record: Any) -> None:
         if record is None or chat not in self.groups:
@@ -255,9 +271,22 @@ class Simulation:
         began = self.steps.get(chat)
         if step and (began is None or began[0] != step):
             now = asyncio.get_running_loop().time()
+            if began is not None and began[1] >= self.start and began[1] >= 0:
+                self._waited(chat, now - began[1])  # over before its prompt was shown
             self.steps[chat] = (step, now)
             if now >= self.start and record.data.get("game") is not None:
                 self.figures.rounds += _round_began(record, began)
+
+    def unshown(self, end: float) -> None:
+        """The prompts still waiting at ``end``: waited until then."""
+        from shbot.bench.capacity_bot import prompt_waiting
+
+        for chat, (step, began) in self.steps.items():
+            table = self.groups[chat].table()
+            if table is None or table.step != step or not prompt_waiting(table):
+                continue
+            if began >= self.start:
+                self._waited(chat, end - began)
 
     def deadline(self, fired: bool, unshown: bool) -> None:
         if asyncio.get_running_loop().time() < self.start:

@@ -20,6 +20,7 @@ from shbot.table import Refusal, Table, seats
 from shbot.table import timers as table_timers
 
 from . import logs
+from .job_names import named, once
 from .render import seats as rs
 from .services import Services
 
@@ -41,7 +42,7 @@ def disarm(app: AnyApp, chat_id: int) -> None:
     if app.job_queue is None:
         return
     for name in _names(chat_id):
-        for job in app.job_queue.get_jobs_by_name(name):
+        for job in named(app.job_queue, name):
             job.schedule_removal()
 
 
@@ -55,12 +56,10 @@ def arm(app: AnyApp, chat_id: int, table: Table) -> None:
     data = {"chat": chat_id, "gid": plan["gid"], "step": plan["step"], "at": plan["deadline"]}
     deadline_name, remind_name, _, _ = _names(chat_id)
     if "remind" in plan and plan["remind"] > now:
-        app.job_queue.run_once(
-            on_reminder, max(0.0, plan["remind"] - now), data=data, name=remind_name
-        )
-    app.job_queue.run_once(
-        on_deadline, max(0.0, plan["deadline"] - now), data=data, name=deadline_name
-    )
+        remind_in = max(0.0, plan["remind"] - now)
+        once(app.job_queue, on_reminder, remind_in, data=data, name=remind_name)
+    due_in = max(0.0, plan["deadline"] - now)
+    once(app.job_queue, on_deadline, due_in, data=data, name=deadline_name)
 
 
 def _svc(context: ContextTypes.DEFAULT_TYPE) -> Services:
@@ -98,7 +97,7 @@ async def on_deadline(context: ContextTypes.DEFAULT_TYPE) -> None:
     except StoreUnavailable:
         log.warning("deadline in chat %s delayed: storage unavailable", chat_id)
         if context.job_queue is not None:
-            context.job_queue.run_once(on_deadline, RETRY_SECONDS, data=d, name=job.name)
+            once(context.job_queue, on_deadline, RETRY_SECONDS, data=d, name=job.name)
         return
     log.info(
         "game %s in chat %s: deadline of step %s passed", outcome.table.gid, chat_id, d["step"]

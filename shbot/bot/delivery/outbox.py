@@ -42,7 +42,7 @@ log = logging.getLogger(__name__)
 
 STORE_RETRIES = 30  # store failures in a row before a worker pauses (about two minutes)
 MIN_WAIT = 0.001  # seconds a worker waits at least for the rate limiter (never spins)
-TURN_WAIT = 10.0  # a worker in line for a turn looks again this often (it is woken sooner)
+TURN_WAIT = 60.0  # a worker in line for a turn looks again this often (it is woken sooner)
 
 
 class Outbox:

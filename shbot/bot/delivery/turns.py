@@ -30,8 +30,12 @@ from .budget import PROGRESS, STEP
 if TYPE_CHECKING:
     from .pacer import Window
 
-#: Calls of the overall window progress leaves free for step changes.
-PROGRESS_RESERVE = 5
+#: Calls of the overall window progress leaves free for step changes (fewer in a window of
+#: under ten calls, none in one of four).
+PROGRESS_RESERVE = 2
+#: Seconds progress waits in line at most: then it goes in turn with the step changes (it
+#: is deferred, never starved: a lobby's joins, a vote's count reach the group).
+PROGRESS_AGE = 60.0
 
 
 class Turns:
@@ -45,6 +49,7 @@ class Turns:
         self._held: set[int] = set()  # chats granted a turn not yet given back
         self._tickets = itertools.count()
         self._timer: asyncio.TimerHandle | None = None
+        self._since: dict[int, float] = {}  # chat -> when its progress began to wait
 
     def free(self, now: float) -> int:
         """Calls the overall window could take now, less the turns on their way."""
@@ -60,13 +65,17 @@ class Turns:
         again then: a newer state may be of another kind)."""
         if chat in self._held:
             return True
+        if kind == PROGRESS:
+            now = self.clock()
+            if self._since.setdefault(chat, now) + PROGRESS_AGE <= now:
+                kind = STEP  # waited long enough: in turn with the step changes
         asked = self._asked.get(chat)
         if asked is not None and asked[0] > kind:  # progress became a step change: move up
             asked = self._asked[chat] = (kind, asked[1])
             heapq.heappush(self._queue, (kind, asked[1], chat))
         head = self._head()
         first = head is None or head[0] > kind or (asked is not None and head[2] == chat)
-        if first and self.free(self.clock()) > _reserve(kind):
+        if first and self.free(self.clock()) > self._reserve(kind):
             self._forget(chat)
             self._held.add(chat)
             return True
@@ -96,6 +105,13 @@ class Turns:
     def _forget(self, chat: int) -> None:
         self._asked.pop(chat, None)
         self._wake.pop(chat, None)
+        self._since.pop(chat, None)
+
+    def _reserve(self, kind: int) -> int:
+        """Calls a turn of ``kind`` must leave free in the window."""
+        if kind != PROGRESS:
+            return 0
+        return min(PROGRESS_RESERVE, (self.window.limit - 1) // 4)
 
     def _head(self) -> tuple[int, int, int] | None:
         """The first in line (stale entries dropped)."""
@@ -112,7 +128,7 @@ class Turns:
         free = self.free(now)
         while (head := self._head()) is not None:
             kind, _ticket, chat = head
-            if free <= _reserve(kind):
+            if free <= self._reserve(kind):
                 self._arm(now, kind)
                 return
             heapq.heappop(self._queue)
@@ -127,7 +143,7 @@ class Turns:
         """Run :meth:`_pump` when the window has room for the first in line (a ``kind``)."""
         w = self.window
         # The call whose expiry leaves room: the window must let go of this many more.
-        i = len(w.times) + len(self._held) - w.limit + _reserve(kind)
+        i = len(w.times) + len(self._held) - w.limit + self._reserve(kind)
         if w.blocked_until > now:
             at = w.blocked_until
         elif 0 <= i < len(w.times):
@@ -144,10 +160,6 @@ class Turns:
     def _fire(self) -> None:
         self._timer = None
         self._pump()
-
-
-def _reserve(kind: int) -> int:
-    return PROGRESS_RESERVE if kind == PROGRESS else 0
 
 
 __all__ = ["PROGRESS", "PROGRESS_RESERVE", "STEP", "Turns"]
