@@ -160,12 +160,13 @@ def prompt_waiting(table: Any) -> bool:
 def watching(
     acked: Callable[[int, str, int], None],
     committed: Callable[[int, Any], None],
-    deadline: Callable[[bool, bool], None],
+    deadline: Callable[[str, bool, bool], None],
 ) -> Any:
     """Tell the simulation of every delivery (``acked(chat, slot, seq)``), every commit
-    (``committed(chat, record)``) and every deadline that ran (``deadline(fired,
+    (``committed(chat, record)``) and every deadline that ran (``deadline(gid, fired,
     unshown)``: whether it played the default moves, and whether the step's prompt was
-    still waiting to be shown)."""
+    still waiting to be shown; a deadline held, :func:`shbot.table.timers.hold`, did not
+    fire)."""
     import shbot.table.timers as timers
     from shbot.bot.delivery.outbox import Outbox
 
@@ -184,12 +185,24 @@ def watching(
     def timeout(table: Any, *a: Any, **k: Any) -> Any:
         unshown, step = prompt_waiting(table), table.step
         outcome = original_timeout(table, *a, **k)  # a Refusal goes up: nothing ran
-        deadline(bool(outcome.events) or table.step != step, unshown)
+        deadline(table.gid, bool(outcome.events) or table.step != step, unshown)
         return outcome
 
-    with (
+    patches: list[Any] = [
         mock.patch.object(Outbox, "_ack", ack),
         mock.patch.object(Outbox, "committed", commit),
         mock.patch.object(timers, "timeout", timeout),
-    ):
+    ]
+    original_hold = getattr(timers, "hold", None)  # absent before deadlines were held
+    if original_hold is not None:
+
+        def hold(table: Any, *a: Any, **k: Any) -> Any:
+            outcome = original_hold(table, *a, **k)
+            deadline(table.gid, False, True)
+            return outcome
+
+        patches.append(mock.patch.object(timers, "hold", hold))
+    with contextlib.ExitStack() as stack:
+        for patch in patches:
+            stack.enter_context(patch)
         yield

@@ -222,6 +222,7 @@ class Simulation:
         self.groups: dict[int, Group] = {}
         self.steps: dict[int, tuple[int, float]] = {}  # group -> (step, when it began)
         self.closed = False
+        self.chats: dict[str, int] = {}  # game id -> its group
         for k in range(groups):
             group = Group(self, k)
             self.groups[group.id] = group
@@ -271,9 +272,8 @@ class Simulation:
         began = self.steps.get(chat)
         if step and (began is None or began[0] != step):
             now = asyncio.get_running_loop().time()
-            if began is not None and began[1] >= self.start and began[1] >= 0:
-                self._waited(chat, now - began[1])  # over before its prompt was shown
             self.steps[chat] = (step, now)
+            self.chats[str(record.data.get("gid"))] = chat
             if now >= self.start and record.data.get("game") is not None:
                 self.figures.rounds += _round_began(record, began)
 
@@ -288,9 +288,16 @@ class Simulation:
             if began >= self.start:
                 self._waited(chat, end - began)
 
-    def deadline(self, fired: bool, unshown: bool) -> None:
-        if asyncio.get_running_loop().time() < self.start:
+    def deadline(self, gid: str, fired: bool, unshown: bool) -> None:
+        now = asyncio.get_running_loop().time()
+        if now < self.start:
             return
+        chat = self.chats.get(gid)
+        began = self.steps.get(chat) if chat is not None else None
+        if fired and unshown and chat is not None and began is not None and began[1] >= 0:
+            self.steps[chat] = (began[0], -1.0)  # its prompt never shown: waited until now
+            if began[1] >= self.start:
+                self._waited(chat, now - began[1])
         if fired:
             self.figures.fired += 1
             self.figures.fired_unshown += unshown

@@ -16,7 +16,7 @@ from typing import Any
 from telegram.ext import Application, ContextTypes
 
 from shbot.storage import NoGame, StoreUnavailable
-from shbot.table import Refusal, Table, seats
+from shbot.table import Outcome, Refusal, Table, seats
 from shbot.table import timers as table_timers
 
 from . import logs
@@ -80,15 +80,18 @@ async def on_deadline(context: ContextTypes.DEFAULT_TYPE) -> None:
         missing_nein = group.get("missing_votes", "nein") != "ignore"
         standin = rs.standin_on(group)  # a computer takes an absent seat
         rng = random.Random(s.new_seed())
-        outcome = await s.commit.run(
-            chat_id,
-            lambda tb: seats.absent_after_timeout(
-                table_timers.timeout(
-                    tb, str(d["gid"]), int(d["step"]), d.get("at"), rng, missing_nein
-                ),
-                standin,
-            ),
-        )
+        gid, step, at = str(d["gid"]), int(d["step"]), d.get("at")
+
+        def change(tb: Table) -> Outcome:
+            if table_timers.prompt_waiting(tb):  # nobody saw the buttons: the clock restarts
+                return table_timers.hold(tb, gid, step, at)
+            moves = table_timers.timeout(tb, gid, step, at, rng, missing_nein)
+            return seats.absent_after_timeout(moves, standin)
+
+        outcome = await s.commit.run(chat_id, change)
+        if not outcome.events:  # held: no move was played
+            log.info("game %s in chat %s: deadline of step %s held", gid, chat_id, step)
+            return
     except NoGame as missing:  # the store lost it (an ended game leaves no deadline armed)
         await s.lost_game(chat_id, str(d["gid"]), None, missing.last_known)
         return
@@ -116,10 +119,13 @@ async def on_reminder(context: ContextTypes.DEFAULT_TYPE) -> None:
     if record is None:
         return
     seconds = int(Table.from_dict(record.data).options.get("timer", 0) or 0) // 2
+
+    def change(tb: Table) -> Outcome:
+        if table_timers.prompt_waiting(tb):
+            raise Refusal("stale")  # nobody has seen the buttons yet: nobody to remind
+        return table_timers.remind(tb, str(d["gid"]), int(d["step"]), d.get("at"), seconds)
+
     try:
-        await s.commit.run(
-            chat_id,
-            lambda tb: table_timers.remind(tb, str(d["gid"]), int(d["step"]), d.get("at"), seconds),
-        )
+        await s.commit.run(chat_id, change)
     except (NoGame, Refusal, StoreUnavailable):
         return

@@ -57,12 +57,6 @@ def timeout(
     """The deadline of ``step`` passed: play the default for whoever the game waits for."""
     if not _current(table, gid, step, deadline):
         raise Refusal("stale")
-    if prompt_waiting(table):
-        # The step's buttons are still on their way (more groups than the bot's token can
-        # serve at once): nobody could act, so nobody is late. The clock starts again; the
-        # prompt, once shown, gives the step its full time from then (prompt_shown).
-        table.restart_clock()
-        return Outcome(table)
     game = table.game
     assert game is not None
     before = table.snapshot()
@@ -106,8 +100,6 @@ def remind(table: Table, gid: str, step: int, deadline: float | None, seconds: i
     (once, even across a restart)."""
     if not _current(table, gid, step, deadline) or table.reminded:
         raise Refusal("stale")
-    if prompt_waiting(table):
-        raise Refusal("stale")  # nobody has seen the buttons yet: nobody to remind
     table.reminded = True
     _owe_nudges(table, seconds)
     return Outcome(table)
@@ -164,12 +156,24 @@ def prompt_waiting(table: Table) -> bool:
     private prompt) waits to be delivered: owed, and not yet shown at this step. A prompt
     that could not be delivered at all (a blocked chat) is owed no more: the clock runs."""
     game = table.game
-    if game is None or game.is_over:
+    if game is None or game.is_over or table.ending:
         return False
     if game.phase in GROUP_PROMPTS:
         slot = f"round:{game.round}"
         return slot in table.owed and table.stages.get(slot) != game.phase.value
     return f"prompt:{table.step}" in table.owed
+
+
+def hold(table: Table, gid: str, step: int, deadline: float | None) -> Outcome:
+    """The deadline of ``step`` came while the step's prompt still waits to be shown (more
+    groups than the bot's token serves at once): nobody could act, so nobody is late. The
+    clock starts again; the prompt, once shown, gives the step its full time from then
+    (:func:`prompt_shown`). The bot runs this instead of :func:`timeout` (and skips the
+    reminder) while :func:`prompt_waiting`."""
+    if not _current(table, gid, step, deadline) or not prompt_waiting(table):
+        raise Refusal("stale")
+    table.restart_clock()
+    return Outcome(table)
 
 
 def prompt_shown(table: Table, slot: str, step: int, now: float) -> bool:
