@@ -21,7 +21,7 @@ from typing import Any
 
 # Each module registers its benchmark on import: this order is the order of ``all``.
 # isort: off
-from shbot.bench import engine, bot, scale, messages, scaleout, picture, miniapp  # noqa: F401
+from shbot.bench import engine, bot, scale, messages, scaleout, picture, miniapp, capacity  # noqa: F401
 
 # isort: on
 from shbot.bench.bot import BOT_COMPARE_ROUNDS
@@ -36,7 +36,29 @@ def add_parser(commands: Any) -> None:
     parser = commands.add_parser("bench", help="measure throughput (JSON lines on stdout)")
     names = [*BENCHES, "all"]
     parser.add_argument("name", choices=names, help="what to measure; all runs every one")
-    parser.add_argument("--games", type=_positive_int, default=None, help="games per row")
+    parser.add_argument(
+        "--games",
+        type=_games,
+        default=None,
+        help="games per row; for capacity, concurrent games, a list such as 100,300",
+    )
+    parser.add_argument(
+        "--minutes", type=_positive_float, default=None, help="capacity: virtual minutes measured"
+    )
+    parser.add_argument(
+        "--sample",
+        type=_positive_int,
+        default=None,
+        help="capacity: groups simulated at most (beyond: on their share of the token)",
+    )
+    parser.add_argument(
+        "--find",
+        action="store_true",
+        help="capacity: bisect for the largest count that holds (p95 <= 3 s, no late deadline)",
+    )
+    parser.add_argument(
+        "--plot", metavar="PNG", default=None, help="capacity: draw p95 against games (matplotlib)"
+    )
     parser.add_argument(
         "--seconds", type=_positive_float, default=None, help="time per row (default 2 s)"
     )
@@ -68,7 +90,12 @@ def run(args: argparse.Namespace) -> int:
     """Run the chosen benchmark(s): JSON lines on stdout, tables on stderr."""
     # A SIGTERM unwinds like Ctrl-C, so the Redis and bot processes a bench started stop too.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    names: Sequence[str] = list(BENCHES) if args.name == "all" else [args.name]
+    if isinstance(args.games, list) and args.name != "capacity":
+        print("shbot: a list of --games is for bench capacity", file=sys.stderr)
+        return 2
+    names: Sequence[str] = (
+        [n for n in BENCHES if n != "capacity"] if args.name == "all" else [args.name]
+    )
     status = 0
     for name in names:
         bench = BENCHES[name]
@@ -95,6 +122,14 @@ def _players(text: str) -> list[int]:
         return parse_players(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _games(text: str) -> int | list[int]:
+    """A count, or a comma-separated list of counts (capacity's concurrent games)."""
+    values = [_positive_int(part) for part in text.split(",") if part.strip()]
+    if not values:
+        raise argparse.ArgumentTypeError("no count given")
+    return values[0] if len(values) == 1 else values
 
 
 def _positive_int(text: str) -> int:

@@ -16,10 +16,11 @@ from typing import Any
 from telegram.ext import Application, ContextTypes
 
 from shbot.storage import NoGame, StoreUnavailable
-from shbot.table import Refusal, Table, seats
+from shbot.table import Outcome, Refusal, Table, seats
 from shbot.table import timers as table_timers
 
 from . import logs
+from .job_names import named, once
 from .render import seats as rs
 from .services import Services
 
@@ -41,7 +42,7 @@ def disarm(app: AnyApp, chat_id: int) -> None:
     if app.job_queue is None:
         return
     for name in _names(chat_id):
-        for job in app.job_queue.get_jobs_by_name(name):
+        for job in named(app.job_queue, name):
             job.schedule_removal()
 
 
@@ -55,12 +56,10 @@ def arm(app: AnyApp, chat_id: int, table: Table) -> None:
     data = {"chat": chat_id, "gid": plan["gid"], "step": plan["step"], "at": plan["deadline"]}
     deadline_name, remind_name, _, _ = _names(chat_id)
     if "remind" in plan and plan["remind"] > now:
-        app.job_queue.run_once(
-            on_reminder, max(0.0, plan["remind"] - now), data=data, name=remind_name
-        )
-    app.job_queue.run_once(
-        on_deadline, max(0.0, plan["deadline"] - now), data=data, name=deadline_name
-    )
+        remind_in = max(0.0, plan["remind"] - now)
+        once(app.job_queue, on_reminder, remind_in, data=data, name=remind_name)
+    due_in = max(0.0, plan["deadline"] - now)
+    once(app.job_queue, on_deadline, due_in, data=data, name=deadline_name)
 
 
 def _svc(context: ContextTypes.DEFAULT_TYPE) -> Services:
@@ -81,15 +80,18 @@ async def on_deadline(context: ContextTypes.DEFAULT_TYPE) -> None:
         missing_nein = group.get("missing_votes", "nein") != "ignore"
         standin = rs.standin_on(group)  # a computer takes an absent seat
         rng = random.Random(s.new_seed())
-        outcome = await s.commit.run(
-            chat_id,
-            lambda tb: seats.absent_after_timeout(
-                table_timers.timeout(
-                    tb, str(d["gid"]), int(d["step"]), d.get("at"), rng, missing_nein
-                ),
-                standin,
-            ),
-        )
+        gid, step, at = str(d["gid"]), int(d["step"]), d.get("at")
+
+        def change(tb: Table) -> Outcome:
+            if table_timers.prompt_waiting(tb):  # nobody saw the buttons: the clock restarts
+                return table_timers.hold(tb, gid, step, at)
+            moves = table_timers.timeout(tb, gid, step, at, rng, missing_nein)
+            return seats.absent_after_timeout(moves, standin)
+
+        outcome = await s.commit.run(chat_id, change)
+        if not outcome.events:  # held: no move was played
+            log.info("game %s in chat %s: deadline of step %s held", gid, chat_id, step)
+            return
     except NoGame as missing:  # the store lost it (an ended game leaves no deadline armed)
         await s.lost_game(chat_id, str(d["gid"]), None, missing.last_known)
         return
@@ -98,7 +100,7 @@ async def on_deadline(context: ContextTypes.DEFAULT_TYPE) -> None:
     except StoreUnavailable:
         log.warning("deadline in chat %s delayed: storage unavailable", chat_id)
         if context.job_queue is not None:
-            context.job_queue.run_once(on_deadline, RETRY_SECONDS, data=d, name=job.name)
+            once(context.job_queue, on_deadline, RETRY_SECONDS, data=d, name=job.name)
         return
     log.info(
         "game %s in chat %s: deadline of step %s passed", outcome.table.gid, chat_id, d["step"]
@@ -117,10 +119,13 @@ async def on_reminder(context: ContextTypes.DEFAULT_TYPE) -> None:
     if record is None:
         return
     seconds = int(Table.from_dict(record.data).options.get("timer", 0) or 0) // 2
+
+    def change(tb: Table) -> Outcome:
+        if table_timers.prompt_waiting(tb):
+            raise Refusal("stale")  # nobody has seen the buttons yet: nobody to remind
+        return table_timers.remind(tb, str(d["gid"]), int(d["step"]), d.get("at"), seconds)
+
     try:
-        await s.commit.run(
-            chat_id,
-            lambda tb: table_timers.remind(tb, str(d["gid"]), int(d["step"]), d.get("at"), seconds),
-        )
+        await s.commit.run(chat_id, change)
     except (NoGame, Refusal, StoreUnavailable):
         return

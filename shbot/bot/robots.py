@@ -23,6 +23,7 @@ from shbot.players import AGENTS, Agent
 from shbot.storage import NoGame, StoreUnavailable, VersionConflict
 from shbot.table import Outcome, Refusal, Table, computer_talk, seats
 
+from .job_names import named, once
 from .services import Services
 
 log = logging.getLogger(__name__)
@@ -93,17 +94,17 @@ def arm(app: AnyApp, chat_id: int, table: Table) -> None:
     pace = bench(app).pace
     for seat in seats.pending(table):
         name = f"{_prefix(chat_id)}{table.gid}:{table.step}:{seat}"
-        if any(not j.removed for j in app.job_queue.get_jobs_by_name(name)):
+        if any(not j.removed for j in named(app.job_queue, name)):
             continue
         data = {"chat": chat_id, "gid": table.gid, "step": table.step, "seat": seat}
         delay = seats.think_seconds(table, seat) * pace
-        app.job_queue.run_once(on_turn, delay, data=data, name=name)
+        once(app.job_queue, on_turn, delay, data=data, name=name)
     for k in computer_talk.due(table):
         name = f"{_prefix(chat_id)}{table.gid}:claim:{k}"
-        if any(not j.removed for j in app.job_queue.get_jobs_by_name(name)):
+        if any(not j.removed for j in named(app.job_queue, name)):
             continue
         data = {"chat": chat_id, "gid": table.gid, "sight": k}
-        app.job_queue.run_once(on_turn, computer_talk.pause(table, k) * pace, data=data, name=name)
+        once(app.job_queue, on_turn, computer_talk.pause(table, k) * pace, data=data, name=name)
 
 
 async def after(app: AnyApp, chat_id: int, outcome: Outcome) -> None:
@@ -148,4 +149,4 @@ async def on_turn(context: ContextTypes.DEFAULT_TYPE) -> None:
     except (StoreUnavailable, VersionConflict):
         log.warning("computer move in chat %s delayed: storage busy or unavailable", chat_id)
         if context.job_queue is not None:
-            context.job_queue.run_once(on_turn, RETRY_SECONDS, data=d, name=job.name)
+            once(context.job_queue, on_turn, RETRY_SECONDS, data=d, name=job.name)

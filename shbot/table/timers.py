@@ -151,6 +151,31 @@ SHOWN_SLACK = 1.0
 GROUP_PROMPTS = (Phase.NOMINATE, Phase.VOTE)  # steps whose buttons are the round message's
 
 
+def prompt_waiting(table: Table) -> bool:
+    """The current step's prompt (the round message's buttons in the group, or a player's
+    private prompt) waits to be delivered: owed, and not yet shown at this step. A prompt
+    that could not be delivered at all (a blocked chat) is owed no more: the clock runs."""
+    game = table.game
+    if game is None or game.is_over or table.ending:
+        return False
+    if game.phase in GROUP_PROMPTS:
+        slot = f"round:{game.round}"
+        return slot in table.owed and table.stages.get(slot) != game.phase.value
+    return f"prompt:{table.step}" in table.owed
+
+
+def hold(table: Table, gid: str, step: int, deadline: float | None) -> Outcome:
+    """The deadline of ``step`` came while the step's prompt still waits to be shown (more
+    groups than the bot's token serves at once): nobody could act, so nobody is late. The
+    clock starts again; the prompt, once shown, gives the step its full time from then
+    (:func:`prompt_shown`). The bot runs this instead of :func:`timeout` (and skips the
+    reminder) while :func:`prompt_waiting`."""
+    if not _current(table, gid, step, deadline) or not prompt_waiting(table):
+        raise Refusal("stale")
+    table.restart_clock()
+    return Outcome(table)
+
+
 def prompt_shown(table: Table, slot: str, step: int, now: float) -> bool:
     """``slot``, rendered at ``step``, reached the screen at ``now`` (epoch seconds): if it
     is the current step's prompt and the step's clock started before it was visible, the

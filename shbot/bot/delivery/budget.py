@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from .pacer import Pacer
 
 STEP, PROGRESS = 0, 1
+FREE = -1  # a choice that costs no call (a newer message tells it: Budget.teller)
 #: Group calls progress leaves free for step changes, at once and at every step of the
 #: pacer's pace (``pacer.GROUP_PACE``): after a progress edit, a step change can go at once.
 RESERVE = 1
@@ -187,6 +188,23 @@ class Budget:
         """The group's most urgent message that may go now (an owed slot's name, or a plain
         reply's ``(key, reply)``), else None and how long to wait (None: nothing to send).
         Only slots in ``mine`` (owed by this process's commits)."""
+        choice, wait, _kind = self.pick(pacer, group, table, mine, plain, retry_at)
+        return choice, wait
+
+    def pick(
+        self,
+        pacer: Pacer,
+        group: int,
+        table: Table | None,
+        mine: set[tuple[str, int]],
+        plain: Mapping[str, Any],
+        retry_at: float,
+        *,
+        overall: bool = True,
+    ) -> tuple[Any, float | None, int]:
+        """:meth:`choose`, and the kind of the message chosen (STEP or PROGRESS: its place
+        in line for the token's calls, :mod:`.turns`); with ``overall=False`` only the
+        chats' own windows are looked at (the caller takes a turn at the overall one)."""
         now = pacer.clock()
         ready: list[tuple[int, int, int, Any]] = []
         soonest: float | None = None
@@ -199,7 +217,7 @@ class Budget:
                 if teller is not None:
                     if teller in table.owed:
                         continue  # once the message that tells it is out
-                    return slot, 0.0  # no call: recorded as shown
+                    return slot, 0.0, FREE  # no call: recorded as shown
                 kind = self.kind(group, table, slot, entry)
                 to = group if entry[1] == 0 else int(entry[1])
                 candidates.append((to, kind, self.order(slot, kind, table), entry[0], slot, slot))
@@ -207,10 +225,11 @@ class Budget:
             kind = PROGRESS if reply.chat_id < 0 else STEP  # a command reply in a group
             candidates.append((reply.chat_id, kind, 3, reply.seq, f"#{key}", (key, reply)))
         if not candidates:
-            return None, None
+            return None, None, STEP
         for chat, kind, order, seq, key, item in candidates:
             progress = kind == PROGRESS and chat < 0 and pacer.enabled
-            at = max(pacer.ready_at(chat, now, RESERVE if progress else 0), retry_at)
+            reserve = RESERVE if progress else 0
+            at = max(pacer.ready_at(chat, now, reserve, overall=overall), retry_at)
             if progress:
                 at = max(at, self.not_before(chat, key, now, pacer.calm(chat, now)))
             if at <= now:
@@ -219,8 +238,8 @@ class Budget:
                 soonest = at
         if ready:
             best = min(ready, key=lambda x: (x[0], x[1], x[2]))
-            return best[3], 0.0
-        return None, (soonest or now) - now
+            return best[3], 0.0, best[0]
+        return None, (soonest or now) - now, STEP
 
     def _replies(self, group: int) -> Window:
         w = self.replies.get(group)

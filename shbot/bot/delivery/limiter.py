@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import deque
 from collections.abc import Callable, Coroutine
 from typing import Any
 
@@ -61,6 +62,8 @@ class ChatRateLimiter(BaseRateLimiter[str | None]):
     def __init__(self, limit: int = OVERALL_LIMIT, period: float = OVERALL_PERIOD) -> None:
         self.limit = limit
         self.window = Window(max(1, limit), period, OVERALL_MARGIN)
+        self._waiters: deque[asyncio.Future[None]] = deque()
+        self._timer: asyncio.TimerHandle | None = None
 
     async def initialize(self) -> None:
         """Nothing to open."""
@@ -89,15 +92,40 @@ class ChatRateLimiter(BaseRateLimiter[str | None]):
             self.window.take(loop.time())
             return await callback(*args, **kwargs)
         if self.limit > 0 and data.get("chat_id") is not None and endpoint not in UNCOUNTED:
-            loop = asyncio.get_running_loop()
-            while True:
-                now = loop.time()
-                at = self.window.ready_at(now)
-                if at <= now:
-                    break
-                await asyncio.sleep(max(0.001, at - now))
-            self.window.take(loop.time())
+            await self._turn()
         return await callback(*args, **kwargs)
+
+    async def _turn(self) -> None:
+        """Take a call of the window, first come first served. The waiters are woken in
+        order by one timer: each polling on its own woke them all at every freed call (a
+        few thousand groups' membership checks under overload) and the first timer won."""
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        if not self._waiters and self.window.ready_at(now) <= now:
+            self.window.take(now)
+            return
+        turn: asyncio.Future[None] = loop.create_future()
+        self._waiters.append(turn)
+        self._release()
+        await turn
+
+    def _release(self) -> None:
+        """Give the window's free calls to the first waiters; wake again when one frees."""
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer = None
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        while self._waiters:
+            if self._waiters[0].done():  # cancelled while it waited
+                self._waiters.popleft()
+                continue
+            at = self.window.ready_at(now)
+            if at > now:
+                self._timer = loop.call_at(max(at, now + 0.001), self._release)
+                return
+            self.window.take(now)
+            self._waiters.popleft().set_result(None)
 
     async def _answer(
         self,

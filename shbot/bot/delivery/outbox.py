@@ -20,7 +20,6 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from telegram import InlineKeyboardMarkup
@@ -28,11 +27,13 @@ from telegram import InlineKeyboardMarkup
 from shbot.storage import GameRecord, StoreError
 from shbot.table import Outcome, Table, timers
 
-from .budget import Budget, merge_replies
+from .budget import FREE, Budget, merge_replies
 from .pacer import Pacer
 from .sender import Dropped, Migrated, Retry, Sender, Unreachable
 from .slots import Rendered
 from .tables import Tables
+from .turns import Turns
+from .workers import Plain, _Chat
 
 if TYPE_CHECKING:
     from ..services import Services
@@ -41,29 +42,7 @@ log = logging.getLogger(__name__)
 
 STORE_RETRIES = 30  # store failures in a row before a worker pauses (about two minutes)
 MIN_WAIT = 0.001  # seconds a worker waits at least for the rate limiter (never spins)
-
-
-@dataclass
-class Plain:
-    """A plain reply (not game state): kept in memory only, coalesced by ``key``."""
-
-    chat_id: int
-    text: str
-    markup: InlineKeyboardMarkup | None = None
-    edit_id: int | None = None
-    seq: int = 0
-
-
-@dataclass
-class _Chat:
-    wake: asyncio.Event = field(default_factory=asyncio.Event)
-    plain: dict[str, Plain] = field(default_factory=dict)
-    unsaved_calls: list[float] = field(default_factory=list)
-    unsaved_replies: list[float] = field(default_factory=list)
-    reply_calls: list[float] = field(default_factory=list)
-    retry_at: float = 0.0
-    attempts: int = 0
-    task: asyncio.Task[None] | None = None
+TURN_WAIT = 60.0  # a worker in line for a turn looks again this often (it is woken sooner)
 
 
 class Outbox:
@@ -80,6 +59,7 @@ class Outbox:
         self._chats: dict[int, _Chat] = {}
         self._seq = 0
         self.budget = Budget()
+        self.turns = Turns(pacer.overall, pacer.clock)  # the token's calls, shared in order
         self.sender = Sender(bot, pacer, self._count)
         self._running: set[int] = set()  # groups whose worker runs
         self._idle = asyncio.Event()
@@ -154,7 +134,9 @@ class Outbox:
                 state.wake.clear()
                 record = await self._record(chat_id)
                 table = None if record is None else self.tables.table(record)
-                choice, wait = self._choose(chat_id, table, state)
+                choice, wait, kind = self._choose(chat_id, table, state)
+                if choice is None:
+                    self.turns.leave(chat_id)
                 if choice is None and wait is None:
                     if table is not None and table.ending and record is not None:
                         await self._finalize(chat_id)
@@ -163,6 +145,10 @@ class Outbox:
                     break
                 if choice is None:
                     await self._pause(state, wait or 0.0)
+                    continue
+                turn = kind == FREE or not self.pacer.enabled
+                if not turn and not self.turns.go(chat_id, kind, state.wake):
+                    await self._pause(state, TURN_WAIT)  # woken when its turn comes
                     continue
                 try:
                     await self._deliver(chat_id, record, table, choice, state)
@@ -182,6 +168,7 @@ class Outbox:
         except Exception:  # a worker must never die silently with work behind it
             log.exception("delivery worker for %s failed", chat_id)
         finally:
+            self.turns.leave(chat_id)
             self._stopped(chat_id, state)
 
     async def _pause(self, state: _Chat, wait: float) -> None:
@@ -200,12 +187,16 @@ class Outbox:
         choice: str | tuple[str, Plain],
         state: _Chat,
     ) -> None:
-        """Send the chosen message: an owed slot (by its name) or a plain reply."""
-        if isinstance(choice, str):
-            assert table is not None and record is not None
-            await self._deliver_slot(chat_id, record, table, choice, state)
-        else:
-            await self._deliver_plain(chat_id, choice, state)
+        """Send the chosen message: an owed slot (by its name) or a plain reply; the
+        worker's turn at the token's calls (if it took one) ends with it."""
+        try:
+            if isinstance(choice, str):
+                assert table is not None and record is not None
+                await self._deliver_slot(chat_id, record, table, choice, state)
+            else:
+                await self._deliver_plain(chat_id, choice, state)
+        finally:
+            self.turns.done(chat_id)
 
     def _stopped(self, chat_id: int, state: _Chat) -> None:
         """A worker ends; the outbox is idle once none runs."""
@@ -231,10 +222,11 @@ class Outbox:
 
     def _choose(
         self, chat_id: int, table: Table | None, state: _Chat
-    ) -> tuple[str | tuple[str, Plain] | None, float | None]:
-        """The most urgent message that may go now, or how long to wait (:mod:`.budget`)."""
-        mine = self.mine.get(chat_id, set())
-        return self.budget.choose(self.pacer, chat_id, table, mine, state.plain, state.retry_at)
+    ) -> tuple[str | tuple[str, Plain] | None, float | None, int]:
+        """The most urgent message the chats' own windows let go now and its kind, or how
+        long to wait (:mod:`.budget`); the overall window is the turns' (:mod:`.turns`)."""
+        mine, plain, retry = self.mine.get(chat_id, set()), state.plain, state.retry_at
+        return self.budget.pick(self.pacer, chat_id, table, mine, plain, retry, overall=False)
 
     # ------------------------------------------------------------------ one message
 

@@ -105,13 +105,17 @@ class Pacer:
             )
         return w
 
-    def ready_at(self, chat_id: int, now: float | None = None, reserve: int = 0) -> float:
+    def ready_at(
+        self, chat_id: int, now: float | None = None, reserve: int = 0, *, overall: bool = True
+    ) -> float:
         """When a call to ``chat_id`` may be made (``now`` or later), leaving ``reserve``
-        calls of its window free."""
+        calls of its window free; with ``overall=False`` the chat's own window only (the
+        outbox's workers take turns at the overall one: :mod:`.turns`)."""
         now = self.clock() if now is None else now
         if not self.enabled:
             return now
-        return max(self.window(chat_id).ready_at(now, reserve), self.overall.ready_at(now))
+        mine = self.window(chat_id).ready_at(now, reserve)
+        return max(mine, self.overall.ready_at(now)) if overall else mine
 
     def calm(self, chat_id: int, now: float) -> bool:
         """The group spent little of late (``CALM`` calls could go at once): a command reply

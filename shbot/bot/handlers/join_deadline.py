@@ -16,6 +16,7 @@ from shbot.table import Refusal, lobby_clock
 from shbot.table.model import Table
 from shbot.table.outcome import Outcome
 
+from ..job_names import once
 from ..jobs import lobby_job_names
 from .common import Ctx, reply, svc
 from .members import drop_strangers
@@ -34,8 +35,8 @@ def arm_lobby(app: Application[Any, Any, Any, Any, Any, Any], chat_id: int, tabl
     close_name, warn_name = lobby_job_names(chat_id)
     if "warn" in plan and plan["at"] > now:  # one due while the bot was down comes now
         delay = max(0.0, plan["warn"] - now)
-        app.job_queue.run_once(on_join_warning, delay, data=data, name=warn_name)
-    app.job_queue.run_once(on_join_deadline, max(0.0, plan["at"] - now), data=data, name=close_name)
+        once(app.job_queue, on_join_warning, delay, data=data, name=warn_name)
+    once(app.job_queue, on_join_deadline, max(0.0, plan["at"] - now), data=data, name=close_name)
 
 
 def join_minutes(args: list[str] | None) -> tuple[int | None, bool]:
