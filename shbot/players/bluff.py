@@ -39,13 +39,16 @@ OWN_UP = 0.6
 claim the Fascist they kept instead when the record allows it (people: 30 % lie)."""
 
 # A Fascist-team President's claim, by what it did (weights, normalized when drawn):
-COVER = {"FFF": 0.68, "frame": 0.06, "truth": 0.26}
-COVER_HITLER = {"FFF": 0.72, "frame": 0.06, "truth": 0.22}
+COVER = {"FFF": 0.64, "frame": 0.06, "truth": 0.3}
+COVER_HITLER = {"FFF": 0.68, "frame": 0.06, "truth": 0.26}
 """Discarded a Liberal over a Fascist: claim 🔴🔴🔴 (the cover), frame the Chancellor (a
 hand the Chancellor's two do not fit), or admit it (the truth)."""
-FRAME_FFF = {FASCIST: 0.5, HITLER: 0.2}
+FRAME_FFF = {n: {FASCIST: 0.6, HITLER: 0.4} for n in range(5, 11)}
+FRAME_FFF[7] = {FASCIST: 0.5, HITLER: 0.2}
 """Drew 🔴🔴🔴 and passed 🔴🔴 to a Liberal: how often to claim 🔴🔴🔵 instead ("I passed
-you a Liberal") — the frame that keeps 🔴🔴🔴 claims from marking Fascists."""
+you a Liberal") — the frame that keeps 🔴🔴🔴 claims from marking Fascists; by player
+count (at 7 players, people's lie rates: Hitler as President lies 17 % of the time with
+nothing to hide)."""
 SHIELD = {5: 0.3, 6: 0.3, 7: 0.85, 8: 0.85, 9: 0.85, 10: 0.85}
 """A teammate Chancellor skipped a Liberal this President passed: how often to cover them
 (claim a hand without that Liberal) rather than tell the truth, by player count. At 5-6
@@ -109,7 +112,7 @@ def drawn_claim(agent: HeuristicAgent, request: ClaimRequest) -> Claim:
     if partner and agent.enacted == FASCIST and LIBERAL in passed and rnd() < SHIELD[agent.n]:
         # The teammate skipped my Liberal: a hand of Fascists covers them.
         return _first_safe(agent, request, ["FFF", truth])
-    if truth == "FFF" and not partner and rnd() < FRAME_FFF[agent.role]:
+    if truth == "FFF" and not partner and rnd() < FRAME_FFF[agent.n][agent.role]:
         return _first_safe(agent, request, ["FFL", truth])
     return _misclaim(agent, request, truth)
 

@@ -34,6 +34,19 @@ from shbot.engine import (
 )
 from shbot.engine.claims import Claim, ClaimKind
 
+from .acts import (
+    BACK_HITLER,
+    BACK_MATE,
+    BURN,
+    DOUBT,
+    DROP_LIBERAL,
+    HITLER_PICK,
+    LOOK_TRUSTED,
+    MATE_PICK,
+    WILD_LOOK,
+    WILD_PICK,
+    WILD_SHOT,
+)
 from .bluff import drawn_claim, investigation_claim, received_claim
 from .dice import Dice
 from .listener import Listener
@@ -56,7 +69,7 @@ more than half the games at any table size (docs/players.md)."""
 SLIP = {5: 0.1, 6: 0.1, 7: 0.1, 8: 0.1, 9: 0.1, 10: 0.1}
 """How often a Liberal votes against its own reading, by player count: people misjudge,
 and this (with DISTRUST and HITLER_RISK) balances each size against people's rates."""
-SLIP_HITLER = {5: 0.0, 6: 0.0, 7: 0.15, 8: 0.0, 9: 0.0, 10: 0.0}
+SLIP_HITLER = {5: 0.0, 6: 0.0, 7: 0.1, 8: 0.0, 9: 0.0, 10: 0.0}
 """The same on a chancellor who might be Hitler, once Hitler can win."""
 PICK_RISK = {5: 0.0, 6: 0.0, 7: 2.0, 8: 0.0, 9: 0.0, 10: 0.0}
 """What a Liberal President adds, beyond HITLER_RISK, against nominating a chancellor who
@@ -85,7 +98,7 @@ HITLER_CHEAT = {5: 0.2, 6: 0.2, 7: 0.4, 8: 0.2, 9: 0.2, 10: 0.2}
 40 % of his presidencies that drew both kinds)."""
 CLEAR = 0.34
 """How often a Fascist investigates a teammate (to "clear" them), as people do."""
-NAY = {5: 0.25, 6: 0.25, 7: 0.35, 8: 0.25, 9: 0.25, 10: 0.25}
+NAY = {5: 0.25, 6: 0.25, 7: 0.3, 8: 0.25, 9: 0.25, 10: 0.25}
 """How often a voter outside the government votes Nein whatever it reads (people vote Ja
 42-51 % of the time), except when one more failed vote enacts a tile blind; by player
 count."""
@@ -93,41 +106,6 @@ BLEND = 0.75
 """How often a Fascist votes on a government without teammates as a Liberal would."""
 PULL = 1.0
 """How much a Fascist President prefers a teammate as chancellor (when it picks one)."""
-
-# What each act tells about the side, matched to people's (../shared/players/
-# human-reference.md, 7 players): no act of a computer should be a tell a group can farm.
-MATE_PICK = {False: 0.35, True: 0.3}
-"""How often a Fascist President picks a teammate other than Hitler as chancellor, before
-(False) and from (True) three Fascist policies (people: nominee Fascist-team 29 %, 37 %)."""
-HITLER_PICK = 0.1
-"""How often a Fascist President nominates Hitler once he can win (people: 26 %)."""
-WILD_PICK = {LIBERAL: 0.15, HITLER: 0.5}
-"""How often a Liberal (Hitler) President nominates any eligible seat, at random."""
-BACK_MATE = 0.05
-"""How often a Fascist turns a Nein into Ja on a government with a teammate."""
-DOUBT = {False: 0.15, True: 0.2}
-"""How often a Fascist-team voter turns a Ja into Nein (before, from 3 Fascist policies),
-as Liberals do with what they alone know."""
-BACK_HITLER = 0.5
-"""How often a Fascist votes Ja on Hitler as chancellor once he can win, whatever the
-table thinks of him (otherwise it votes as a Liberal reading the table would)."""
-LOOK_TRUSTED = 0.3
-"""How often a Liberal investigates the seat it trusts most, to confirm a chancellor
-(people's investigations hit the Fascist team 43 % of the time, below an even guess)."""
-WILD_LOOK = 0.65
-"""How often a Liberal investigates any seat it does not know, at random."""
-WILD_SHOT = 0.55
-"""How often a Liberal shoots any seat it does not know, at random (people's shots hit the
-Fascist team 65 % of the time)."""
-DROP_LIBERAL = 0.07
-BURN = {5: 0.0, 6: 0.0, 7: 0.4, 8: 0.0, 9: 0.0, 10: 0.0}
-"""How often a Fascist-team President who drew one Fascist discards a Liberal when the
-Chancellor is no teammate, by player count: the Liberal tile leaves the deck and the claim
-covers it (🔴🔴🔵), as people do (their Fascist Presidents discard a Liberal in 45 % of
-their sessions, 🔴🔵🔵 claims are Fascist-team only 34 % of the time)."""
-"""How often a Liberal President discards a Liberal over a Fascist (people do: a misread,
-a test of the Chancellor)."""
-
 
 _LABELS = {"Nominate": 2, "Discard": 3, "Enact": 4, "ProposeVeto": 4, "AnswerVeto": 5}
 """Each kind of decision rolls its own dice (powers: 9, plus the number of choices)."""
