@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from shbot.calibration import HUMAN_CLAIMS, HUMAN_ENDINGS, Talk
+from shbot.calibration import HUMAN_CLAIMS, HUMAN_ENDINGS, HUMAN_FASCIST, Talk
 from shbot.engine import FASCIST, HITLER, LIBERAL, Kind
 
 __all__ = ["FLAG", "HUMAN_ACTS", "Likeness", "likeness_report", "likeness_table", "summary"]
@@ -48,6 +48,7 @@ HUMAN_ACTS: dict[str, float] = {
     "Hitler as President after 3F: nominee Fascist-team %": 32.1,
     "Hitler nominated Chancellor after 3F, per 100 games": 73.0,
     "Hitler nominated Chancellor after 3F: elected %": 48.3,
+    "Hitler nominated Chancellor after 3F, per 100 games (all 898)": 67.0,
     "Liberal investigator: target Fascist-team %": 43.0,
     "Fascist investigator: target Fascist-team %": 32.6,
     "Hitler investigating: target Fascist-team %": 34.3,
@@ -63,11 +64,37 @@ HUMAN_ACTS: dict[str, float] = {
     "sessions with both claims: soft dispute %": 12.3,
     "soft disputes: the President lied or discarded the Liberal %": 55.8,
     "soft disputes: the Chancellor lied %": 43.1,
+    "soft disputes: both lied %": 1.0,
     "Liberal executions: Fascist team hit %": 65.4,
     "Liberal executions: Hitler hit %": 23.3,
     "Fascist investigations of a teammate %": 33.0,
+    "largest Fascist-team share of any act above %": 52.9,
 }
-"""People's figures beyond the talk's (votes, nominations, investigations, disputes)."""
+"""People's figures beyond the talk's (votes, nominations, investigations, disputes).
+
+The reference gives Hitler's nominations after 3F twice: 0.73 a game in its table (over the
+819 games with a known ending) and 0.67 in its list (over all 898); every simulated game
+has an ending, so the same count stands beside both. Its last line — no act of a person
+gives their side away with more than 52.9 % — stands beside the largest Fascist-team share
+of the computers' acts of that table (:data:`BY_TEAM`)."""
+
+PER_GAME = "Hitler nominated Chancellor after 3F, per 100 games"
+LARGEST = "largest Fascist-team share of any act above %"
+BY_TEAM = (
+    "Ja on a government that failed: Fascist-team %",
+    "Nein on a government that failed: Fascist-team %",
+    "Nein, then a Fascist policy: Fascist-team %",
+    "after 3F, Ja on an unconfirmed Chancellor: Fascist-team %",
+    "after 3F, Nein on an unconfirmed Chancellor: Fascist-team %",
+    'investigation claimed "Fascist": investigator Fascist-team %',
+    "Chancellor claims FF: Fascist-team %",
+    "Chancellor claims FL: Fascist-team %",
+    "Chancellor claims LL: Fascist-team %",
+    "Chancellor says nothing: Fascist-team %",
+    "President says nothing: Fascist-team %",
+)
+"""The acts of the reference's last table whose figure is the share made by the Fascist
+team (the "largest share" line reads these)."""
 
 
 class Likeness:
@@ -113,7 +140,7 @@ class Likeness:
                 if fascist >= 3 and roles[p] != HITLER:
                     tick(f"{who} President after 3F: nominee Hitler %", roles[c] == HITLER)
                 if fascist >= 3 and roles[c] == HITLER:
-                    self.hits["Hitler nominated Chancellor after 3F, per 100 games"] += 1
+                    self.hits[PER_GAME] += 1
             elif kind is Kind.VOTE_RESULT:
                 naysayers = self._votes(data, p, c, roles, team, fascist, confirmed)
             elif kind is Kind.CONFIRMED_NOT_HITLER:
@@ -225,6 +252,7 @@ class Likeness:
                     d != drawn[r] or dropped,
                 )
                 tick("soft disputes: the Chancellor lied %", g != got[r])
+                tick("soft disputes: both lied %", (d != drawn[r] or dropped) and g != got[r])
 
     def rows(self) -> list[tuple[str, str, float | None, float, int]]:
         """(section, figure, computer, people, n) for every figure of the reference."""
@@ -233,6 +261,8 @@ class Likeness:
         for name, human in HUMAN_ENDINGS.items():
             out.append(("endings", name, round(100 * self.endings[name] / n, 1), human, n))
         out.append(("endings", "Liberal team wins", _p(self.endings["liberal_wins"], n), 48.8, n))
+        fascist = _p(n - self.endings["liberal_wins"], n)
+        out.append(("endings", "Fascist win rate (source B)", fascist, HUMAN_FASCIST[7], n))
         talk = self.talk.report()
         for name, s in talk["situations"].items():
             spoke = s["n"] and s["silent"] < 100
@@ -245,12 +275,22 @@ class Likeness:
             out.append(("claims", label, cl["fascist_team"], HUMAN_CLAIMS[value], cl["n"]))
         for name, human in HUMAN_ACTS.items():
             if name.startswith("Hitler nominated Chancellor after 3F, per"):
-                value = _p(self.hits[name], n)
+                value = _p(self.hits[PER_GAME], n)  # every simulated game has its ending
                 out.append(("acts", name, value, human, n))
+                continue
+            if name == LARGEST:
+                mine, m = _largest(out)
+                out.append(("acts", name, mine, human, m))
                 continue
             m = self.of[name]
             out.append(("acts", name, _p(self.hits[name], m) if m else None, human, m))
         return out
+
+
+def _largest(rows: Sequence[tuple[str, str, float | None, float, int]]) -> tuple[float | None, int]:
+    """The largest computed figure among :data:`BY_TEAM`, and its n."""
+    found = [(mine, n) for _, name, mine, _, n in rows if name in BY_TEAM and mine is not None]
+    return max(found, default=(None, 0))
 
 
 def _p(part: float, whole: float) -> float:

@@ -34,27 +34,30 @@ QUIET_CHANCELLOR = {LIBERAL: 0.2, FASCIST: 0.14, HITLER: 0.10}
 MISCLAIM = {LIBERAL: 0.065, FASCIST: 0.075, HITLER: 0.075}
 """How often a seat with nothing to hide claims a hand with one tile changed (people:
 Liberals 6-7 %, Fascist-team Chancellors 7.5 %): misremembered, or a test."""
-OWN_UP = 0.5
+OWN_UP = 0.6
 """How often a Liberal President who discarded a Liberal over a Fascist says so; the others
 claim the Fascist they kept instead when the record allows it (people: 30 % lie)."""
 
 # A Fascist-team President's claim, by what it did (weights, normalized when drawn):
-COVER = {"FFF": 0.6, "frame": 0.06, "truth": 0.34}
-COVER_HITLER = {"FFF": 0.62, "frame": 0.06, "truth": 0.32}
+COVER = {"FFF": 0.64, "frame": 0.06, "truth": 0.3}
+COVER_HITLER = {"FFF": 0.68, "frame": 0.06, "truth": 0.26}
 """Discarded a Liberal over a Fascist: claim 🔴🔴🔴 (the cover), frame the Chancellor (a
 hand the Chancellor's two do not fit), or admit it (the truth)."""
-FRAME_FFF = {FASCIST: 0.6, HITLER: 0.4}
+FRAME_FFF = {n: {FASCIST: 0.6, HITLER: 0.4} for n in range(5, 11)}
+FRAME_FFF[7] = {FASCIST: 0.5, HITLER: 0.2}
 """Drew 🔴🔴🔴 and passed 🔴🔴 to a Liberal: how often to claim 🔴🔴🔵 instead ("I passed
-you a Liberal") — the frame that keeps 🔴🔴🔴 claims from marking Fascists."""
+you a Liberal") — the frame that keeps 🔴🔴🔴 claims from marking Fascists; by player
+count (at 7 players, people's lie rates: Hitler as President lies 17 % of the time with
+nothing to hide)."""
 SHIELD = {5: 0.3, 6: 0.3, 7: 0.85, 8: 0.85, 9: 0.85, 10: 0.85}
 """A teammate Chancellor skipped a Liberal this President passed: how often to cover them
 (claim a hand without that Liberal) rather than tell the truth, by player count. At 5-6
 players the pair knows each other and would make 🔴🔴🔴 their tell; they cover less."""
 SKIPPED = {"FF": 0.84, "truth": 0.0, "quiet": 0.16}
 """A Fascist-team Chancellor who enacted a Fascist over a Liberal: claim 🔴🔴, or nothing."""
-FRAME_LIBERAL = {FASCIST: 0.52, HITLER: 0.52}
+FRAME_LIBERAL = {FASCIST: 0.56, HITLER: 0.57}
 """How often a Fascist (or Hitler) who investigated a Liberal says they are Fascist."""
-COVER_TEAMMATE = 0.95
+COVER_TEAMMATE = 0.88
 """How often a Fascist who investigated a teammate says they are Liberal."""
 
 
@@ -98,17 +101,18 @@ def drawn_claim(agent: HeuristicAgent, request: ClaimRequest) -> Claim:
     chancellor = agent.gov[1]
     partner = chancellor in agent.partners
     rnd = agent.rng.random
-    if LIBERAL in truth and LIBERAL not in passed and FASCIST in truth:
+    if truth.count(LIBERAL) > passed.count(LIBERAL) and FASCIST in truth:
         pick = agent.rng.choice(COVER_HITLER if agent.role == HITLER else COVER)
         if pick == "truth":
             return stated(request, truth)
-        if pick == "frame" and not partner:  # "I passed you a Liberal": theirs is 🔴🔴
-            return _first_safe(agent, request, ["FLL", truth])
-        return _first_safe(agent, request, ["FFF", truth])
+        if pick == "frame" and not partner and LIBERAL not in passed:
+            return _first_safe(agent, request, ["FLL", truth])  # "I passed you a Liberal"
+        # The cover: a hand that forced what was passed (🔴🔴🔴 for 🔴🔴, 🔴🔴🔵 for 🔴🔵).
+        return _first_safe(agent, request, [normalize(ClaimKind.DRAWN, passed + FASCIST), truth])
     if partner and agent.enacted == FASCIST and LIBERAL in passed and rnd() < SHIELD[agent.n]:
         # The teammate skipped my Liberal: a hand of Fascists covers them.
         return _first_safe(agent, request, ["FFF", truth])
-    if truth == "FFF" and not partner and rnd() < FRAME_FFF[agent.role]:
+    if truth == "FFF" and not partner and rnd() < FRAME_FFF[agent.n][agent.role]:
         return _first_safe(agent, request, ["FFL", truth])
     return _misclaim(agent, request, truth)
 

@@ -55,6 +55,7 @@ class RuleAgent(HeuristicAgent):
         self.voted_for: tuple[int, int, list[int | None]] | None = None
         self.drawn_said: dict[int, str] = {}
         self.sessions_seen: dict[int, tuple[int, int]] = {}
+        self.cleared: dict[int, set[int]] = {}  # President -> seats it called Liberal
 
     @property
     def following(self) -> bool:

@@ -147,6 +147,35 @@ def _shooter(weight: float) -> Callable[[RuleAgent, dict], None]:
     return lambda a, d: a.mark(d["president"], weight)
 
 
+def _nominator_unconfirmed(a: RuleAgent, d: dict) -> None:
+    if a.fascist >= 3 and a.maybe_hitler(d["chancellor"]):
+        a.mark(d["president"], 0.5)
+
+
+def _nein_on_trusted(a: RuleAgent, d: dict) -> None:
+    if a.voted_for is None:
+        return
+    p, c, _ = a.voted_for
+    if not (a.distrusted(p) or a.distrusted(c)) and a.score(p) <= 0 and a.score(c) <= 0:
+        _voters(a, 0, 0.3)
+
+
+def _quiet(a: RuleAgent, claim: Claim) -> None:
+    if claim.kind is ClaimKind.NONE:
+        a.mark(claim.seat, 0.5)
+
+
+def _note_cleared(a: RuleAgent, claim: Claim) -> None:
+    if claim.kind is ClaimKind.INVESTIGATED and claim.party == LIBERAL and claim.target is not None:
+        a.cleared.setdefault(claim.seat, set()).add(claim.target)
+
+
+def _nominates_cleared(a: RuleAgent, d: dict) -> None:
+    if d["chancellor"] in a.cleared.get(d["president"], ()):
+        a.mark(d["president"])
+        a.mark(d["chancellor"])
+
+
 def _rule(name: str, text: str, **hooks: object) -> Rule:
     return Rule(name, text, **hooks)  # type: ignore[arg-type]
 
@@ -280,6 +309,38 @@ RULES: dict[str, Rule] = {
             claim=_investigation({LIBERAL: 1.0}, {}),
         ),
         _rule(
+            "nominator-unconfirmed-3F",
+            "from 3F, a President who nominates an unconfirmed Chancellor is suspect",
+            event=_on(Kind.NOMINATED, _nominator_unconfirmed),
+        ),
+        _rule(
+            "nein-on-trusted",
+            "whoever votes Nein! on a government nobody distrusts is suspect",
+            event=_on(Kind.VOTE_RESULT, _nein_on_trusted),
+        ),
+        _rule(
+            "fll-president",
+            "a President who claims 🔴🔵🔵 is suspect",
+            claim=_claim_value(ClaimKind.DRAWN, {"FLL": 1.0}),
+        ),
+        _rule(
+            "ll-chancellor",
+            "a Chancellor who claims 🔵🔵 is trusted",
+            claim=_claim_value(ClaimKind.RECEIVED, {"LL": -1.0}),
+        ),
+        _rule("quiet", "whoever says nothing after a session is suspect", claim=_quiet),
+        _rule(
+            "clearer-suspect",
+            "a President who calls someone Liberal is suspect",
+            claim=_investigation({}, {LIBERAL: 1.0}),
+        ),
+        _rule(
+            "clears-then-nominates",
+            "a President who nominates the seat it called Liberal: both are suspect",
+            event=_on(Kind.NOMINATED, _nominates_cleared),
+            claim=_note_cleared,
+        ),
+        _rule(
             "shooter-trusted",
             "a President who shoots someone is trusted",
             event=_on(Kind.EXECUTED, _shooter(-1.0)),
@@ -310,5 +371,7 @@ COMBOS: dict[str, tuple[str, ...]] = {
         "soft-blame-president",
         "ff-chancellor",
     ),
+    "claims": ("fff-president", "ff-chancellor", "ll-chancellor", "silent"),
+    "hunt-3F": ("nein-unconfirmed-3F", "nominator-unconfirmed-3F", "ja-unconfirmed-3F"),
 }
 """Rules played together, by name."""

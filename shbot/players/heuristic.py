@@ -34,6 +34,19 @@ from shbot.engine import (
 )
 from shbot.engine.claims import Claim, ClaimKind
 
+from .acts import (
+    BACK_HITLER,
+    BACK_MATE,
+    BURN,
+    DOUBT,
+    DROP_LIBERAL,
+    HITLER_PICK,
+    LOOK_TRUSTED,
+    MATE_PICK,
+    WILD_LOOK,
+    WILD_PICK,
+    WILD_SHOT,
+)
 from .bluff import drawn_claim, investigation_claim, received_claim
 from .dice import Dice
 from .listener import Listener
@@ -49,7 +62,7 @@ Targeted = Nominate | Investigate | SpecialElection | Execute
 DISTRUST = {5: 3.0, 6: 3.0, 7: 2.0, 8: 3.0, 9: 3.0, 10: 3.0}
 """Ballot threshold by player count: a Liberal votes Nein when a candidate's score reaches
 this (with HITLER_RISK, the knobs that balance each table size against people's rates)."""
-HITLER_RISK = {5: 2.0, 6: 2.0, 7: 1.25, 8: 2.0, 9: 2.0, 10: 2.0}
+HITLER_RISK = {5: 2.0, 6: 2.0, 7: 0.5, 8: 2.0, 9: 2.0, 10: 2.0}
 """Extra distrust, once 3 Fascist policies are out, for a chancellor who might be Hitler,
 by player count: the one knob calibrated so that neither side of the heuristic wins far
 more than half the games at any table size (docs/players.md)."""
@@ -58,6 +71,9 @@ SLIP = {5: 0.1, 6: 0.1, 7: 0.1, 8: 0.1, 9: 0.1, 10: 0.1}
 and this (with DISTRUST and HITLER_RISK) balances each size against people's rates."""
 SLIP_HITLER = {5: 0.0, 6: 0.0, 7: 0.1, 8: 0.0, 9: 0.0, 10: 0.0}
 """The same on a chancellor who might be Hitler, once Hitler can win."""
+PICK_RISK = {5: 0.0, 6: 0.0, 7: 2.0, 8: 0.0, 9: 0.0, 10: 0.0}
+"""What a Liberal President adds, beyond HITLER_RISK, against nominating a chancellor who
+might be Hitler once Hitler can win (a vote is cheaper than a nomination), by player count."""
 HITLER_BAR = 1.5
 """Ballot threshold for a chancellor who might be Hitler, once Hitler can win."""
 TRUST_FLOOR = -1.0
@@ -69,54 +85,27 @@ HITLER_DESPERATE = 1.0
 FORCE = {5: 0.95, 6: 0.7, 7: 0.6, 8: 0.8, 9: 0.75, 10: 0.95}
 """How often a Fascist President passes two Fascist tiles to a Liberal (and covers it), by
 player count: with DISTRUST, HITLER_RISK and SLIP, what balances each size."""
-BOLD = 0.8
-"""How often a Fascist Chancellor enacts Fascist over a Liberal's Liberal tile (and lies)."""
+BOLD = {5: 0.8, 6: 0.8, 7: 0.5, 8: 0.8, 9: 0.8, 10: 0.8}
+"""How often a Fascist Chancellor enacts Fascist over a Liberal's Liberal tile (and lies),
+by player count."""
 HUNT = 0.4
 """How much a Liberal's shot follows the belief over who is Hitler (beside suspicion)."""
-HUNT_VOTE = 0.5
-"""How much a Liberal's vote on a chancellor, once Hitler can win, follows that belief."""
-HITLER_CHEAT = 0.2
-"""How often Hitler makes the Fascist play (people: a Liberal discarded in 40 % of his
-presidencies that drew both kinds)."""
+HUNT_VOTE = {5: 0.5, 6: 0.5, 7: 2.0, 8: 0.5, 9: 0.5, 10: 0.5}
+"""How much a Liberal's vote on a chancellor, once Hitler can win, follows that belief, by
+player count."""
+HITLER_CHEAT = {5: 0.2, 6: 0.2, 7: 0.4, 8: 0.2, 9: 0.2, 10: 0.2}
+"""How often Hitler makes the Fascist play, by player count (people: a Liberal discarded in
+40 % of his presidencies that drew both kinds)."""
 CLEAR = 0.34
 """How often a Fascist investigates a teammate (to "clear" them), as people do."""
-NAY = 0.25
+NAY = {5: 0.25, 6: 0.25, 7: 0.3, 8: 0.25, 9: 0.25, 10: 0.25}
 """How often a voter outside the government votes Nein whatever it reads (people vote Ja
-42-51 % of the time), except when one more failed vote enacts a tile blind."""
+42-51 % of the time), except when one more failed vote enacts a tile blind; by player
+count."""
 BLEND = 0.75
 """How often a Fascist votes on a government without teammates as a Liberal would."""
 PULL = 1.0
 """How much a Fascist President prefers a teammate as chancellor (when it picks one)."""
-
-# What each act tells about the side, matched to people's (../shared/players/
-# human-reference.md, 7 players): no act of a computer should be a tell a group can farm.
-MATE_PICK = {False: 0.35, True: 0.15}
-"""How often a Fascist President picks a teammate other than Hitler as chancellor, before
-(False) and from (True) three Fascist policies (people: nominee Fascist-team 29 %, 37 %)."""
-HITLER_PICK = 0.15
-"""How often a Fascist President nominates Hitler once he can win (people: 26 %)."""
-WILD_PICK = {LIBERAL: 0.15, HITLER: 0.3}
-"""How often a Liberal (Hitler) President nominates any eligible seat, at random."""
-BACK_MATE = 0.05
-"""How often a Fascist turns a Nein into Ja on a government with a teammate."""
-DOUBT = {False: 0.15, True: 0.2}
-"""How often a Fascist-team voter turns a Ja into Nein (before, from 3 Fascist policies),
-as Liberals do with what they alone know."""
-BACK_HITLER = 0.45
-"""How often a Fascist votes Ja on Hitler as chancellor once he can win, whatever the
-table thinks of him (otherwise it votes as a Liberal reading the table would)."""
-LOOK_TRUSTED = 0.3
-"""How often a Liberal investigates the seat it trusts most, to confirm a chancellor
-(people's investigations hit the Fascist team 43 % of the time, below an even guess)."""
-WILD_LOOK = 0.65
-"""How often a Liberal investigates any seat it does not know, at random."""
-WILD_SHOT = 0.55
-"""How often a Liberal shoots any seat it does not know, at random (people's shots hit the
-Fascist team 65 % of the time)."""
-DROP_LIBERAL = 0.07
-"""How often a Liberal President discards a Liberal over a Fascist (people do: a misread,
-a test of the Chancellor)."""
-
 
 _LABELS = {"Nominate": 2, "Discard": 3, "Enact": 4, "ProposeVeto": 4, "AnswerVeto": 5}
 """Each kind of decision rolls its own dice (powers: 9, plus the number of choices)."""
@@ -140,7 +129,7 @@ class HeuristicAgent(Listener):
         self._roll(1)
         # People vote Nein far more than any reading of the table asks (a hunch, a test,
         # a seat they do not know): every side alike, so the Nein tells nothing.
-        nay = self.rng.random() < NAY and self.tracker < 2 and self.fascist < 5
+        nay = self.rng.random() < NAY[self.n] and self.tracker < 2 and self.fascist < 5
         vote = self._ballot(seat)
         return vote and not (nay and seat not in (self.president, self.chancellor))
 
@@ -268,7 +257,8 @@ class HeuristicAgent(Listener):
             return self._looks(target) - (PULL if target in self.team else 0.0)
         if self.role == HITLER and target in self.partners:
             return self._looks(target) - PULL
-        return self._as_chancellor(target, self.score(target))
+        extra = PICK_RISK[self.n] if self.maybe_hitler(target) else 0.0
+        return self._as_chancellor(target, self.score(target)) + extra
 
     def public_hitler(self, seat: int) -> bool:
         """Could ``seat`` be Hitler as far as the table knows (public facts only)?"""
@@ -280,7 +270,7 @@ class HeuristicAgent(Listener):
         if not (self.public_hitler(seat) if public else self.maybe_hitler(seat)):
             return score
         odds = self.hitler_odds()[seat] if self.role == LIBERAL else 1.0
-        return max(score, TRUST_FLOOR) + HITLER_RISK[self.n] + HUNT_VOTE * (odds - 1.0)
+        return max(score, TRUST_FLOOR) + HITLER_RISK[self.n] + HUNT_VOTE[self.n] * (odds - 1.0)
 
     def _special_key(self, target: int) -> float:
         """A Fascist's pick for Special Election: a teammate who can then nominate Hitler."""
@@ -305,7 +295,7 @@ class HeuristicAgent(Listener):
         if self.fascist >= 5:
             return True  # one more Fascist policy wins
         if self.role == HITLER:
-            chance = HITLER_CHEAT  # Hitler mostly earns trust
+            chance = HITLER_CHEAT[self.n]  # Hitler mostly earns trust
         elif partner:
             return True  # a partner covers the claims
         if self.fascist == 2:
@@ -324,6 +314,13 @@ class HeuristicAgent(Listener):
             drop = LIBERAL
         elif self.role == LIBERAL and FASCIST in hand and self.rng.random() < DROP_LIBERAL:
             drop = LIBERAL  # a Liberal's misstep, as people make them
+        elif (
+            hand.count(FASCIST) == 1
+            and self.role != LIBERAL
+            and self.chancellor not in self.team
+            and self.rng.random() < BURN[self.n]
+        ):
+            drop = LIBERAL  # a Liberal tile out of the deck; the Chancellor enacts the other
         if drop not in kinds:
             drop = next(iter(kinds))
         passed = list(hand)
@@ -341,7 +338,7 @@ class HeuristicAgent(Listener):
             return ProposeVeto(seat)
         want = LIBERAL
         if FASCIST in hand and (
-            LIBERAL not in hand or self._cheats(self.president in self.partners, BOLD)
+            LIBERAL not in hand or self._cheats(self.president in self.partners, BOLD[self.n])
         ):
             want = FASCIST
         for a in acts:
