@@ -3,9 +3,9 @@ on a virtual clock: every group's step changes keep flowing while progress waits
 deadline runs while its prompt waits unshown.
 
 The groups of ``bench capacity`` (:mod:`shbot.bench.capacity_sim`: people who act on what
-they see, at people's pace) play against the real bot, a sample of 14 groups on their share
-of the token as if 280 games ran at once: a little more than the token serves (about 190
-at the time of writing) with every edit, less than it serves with step changes alone. The
+they see, at people's pace) play against the real bot, a sample of 40 groups on their share
+of the token as if 280 games ran at once: about twice what the token serves with every edit
+(137 games, docs/benchmarks.md), less than it serves with step changes alone. The
 groups' timers are "short" (a minute a step), so a prompt held back a minute behind other
 groups' calls would see its deadline play the default move.
 """
