@@ -17,7 +17,7 @@ SCALE_GAMES = 1000
 SCALE_LEVELS = (1, 100, 1000)
 SCALE_PHASES = 30  # /start x7, the lobby (8 updates) and 15 moves: every game still runs
 SCALE_MIN_SAMPLES = 400
-SCALE_TARGET_BYTES = 4096
+SCALE_TARGET_BYTES = 4000  # "4 KB" as the issue counts it (7,422 bytes were "7.4 KB")
 SCALE_TARGET_FLAT = 0.20
 
 
