@@ -30,9 +30,9 @@ from tests.test_webapp_browser import SCREENSHOT_ENV, THEME, keep, run, wait_for
 from tests.webapp_bot import base_url, signed, webapp_bot
 from tests.webapp_play import (
     Press,
-    chat_press,
     group_transcript,
     play_scripted,
+    played_with_buttons,
     private_transcript,
     said,
 )
@@ -112,10 +112,7 @@ async def test_a_whole_game_played_on_the_page_equals_the_buttons(
     store: Store, tmp_path: Path
 ) -> None:
     users = make_users(7)
-    async with webapp_bot(store) as bot:
-        buttons = await play_scripted(bot, users, chat_press(bot))
-        by_buttons = group_transcript(bot, buttons)
-        privately = {u.id: private_transcript(bot, buttons, u) for u in users}
+    buttons, by_buttons, privately = await played_with_buttons(store, users)
     other = open_store(sqlite_path=str(tmp_path / "page.sqlite3"))
     started = time.monotonic()
     opened: dict[str, Any] = {"calls": []}

@@ -21,10 +21,10 @@ from tests.harness import FakeUser, make_user, make_users
 from tests.webapp_bot import base_url, signed, state, webapp, webapp_bot
 from tests.webapp_play import (
     api_press,
-    chat_press,
     group_transcript,
     holding,
     play_scripted,
+    played_with_buttons,
     post_act,
     private_transcript,
     said,
@@ -50,10 +50,7 @@ async def test_a_whole_game_pressed_on_the_page_shows_what_the_buttons_show(
     store: Store, tmp_path: Any
 ) -> None:
     users = make_users(7)
-    async with webapp_bot(store) as bot:
-        buttons = await play_scripted(bot, users, chat_press(bot))
-        by_buttons = group_transcript(bot, buttons)
-        privately = {u.id: private_transcript(bot, buttons, u) for u in users}
+    buttons, by_buttons, privately = await played_with_buttons(store, users)
     other = open_store(sqlite_path=str(tmp_path / "page.sqlite3"))
     try:
         async with webapp_bot(other) as bot:

@@ -25,6 +25,7 @@ from shbot.bot.render import claims as rc
 from shbot.devtools.fake_records import StoredMessage
 from shbot.engine import Phase
 from shbot.i18n import translator
+from shbot.storage import Store
 from shbot.table import Table, claims
 from tests.botplay import (
     Bot,
@@ -38,7 +39,7 @@ from tests.botplay import (
 )
 from tests.fake_telegram import FakeChat
 from tests.harness import FakeUser, refused
-from tests.webapp_bot import base_url, signed
+from tests.webapp_bot import base_url, signed, webapp_bot
 
 PLAYERS = 7
 TOKENS = ("F", "F", "F", "F", "L", "F", "V", "RF")
@@ -212,6 +213,17 @@ def group_transcript(bot: Bot, game: Game) -> list[str]:
 
 def private_transcript(bot: Bot, game: Game, user: FakeUser) -> list[str]:
     return [_call(c, game.table, game.group) for c in group_calls(bot.fake, user.id)]
+
+
+async def played_with_buttons(
+    store: Store, users: list[FakeUser]
+) -> tuple[Game, list[str], dict[int, list[str]]]:
+    """The scripted game played with the chat's buttons, with its group transcript and each
+    player's private one: what the same game played on the page must equal."""
+    async with webapp_bot(store) as bot:
+        game = await play_scripted(bot, users, chat_press(bot))
+        privately = {u.id: private_transcript(bot, game, u) for u in users}
+        return game, group_transcript(bot, game), privately
 
 
 def said(game: Game) -> list[tuple[str, str | None, bool]]:

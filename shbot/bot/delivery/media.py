@@ -36,7 +36,26 @@ MAX_CAPTION = 1024  # Telegram's limit, in UTF-16 code units of the visible text
 NAME_CUTS = (24, 12, 6, 2)  # shorter names, in turn, while a caption is too long
 _TAG = re.compile(r"<[^>]*>")
 #: Refusals after which the board is sent anew: the message is gone, or it holds no photo.
-_SEND_ANEW = ("not found", "can't be edited", "no media")
+#: What Telegram says when an edit cannot be made and the message is sent anew instead.
+EDIT_ANEW = ("not found", "can't be edited")
+_SEND_ANEW = (*EDIT_ANEW, "no media")
+
+
+def kept_after_refused_edit(
+    exc: BadRequest, pacer: Pacer, chat_id: int, anew: tuple[str, ...]
+) -> bool:
+    """What an edit's 400 means: True when the message already shows it ("not modified");
+    False when it is gone or cannot be edited (one of ``anew``): send it anew, once the
+    chat's window allows (a ``RetryAfter(0)`` until then). Anything else, a chat that is
+    gone included, is raised again."""
+    text = str(exc).lower()
+    if "not modified" in text:
+        return True
+    if "chat not found" in text or not any(s in text for s in anew):
+        raise exc
+    if pacer.ready_at(chat_id) > pacer.clock():
+        raise RetryAfter(0) from exc  # send anew when the window allows
+    return False
 
 
 def board_photo(table: Table) -> bytes | None:
@@ -129,13 +148,8 @@ async def deliver(
             )
             return m.edit_id
         except BadRequest as exc:
-            text = str(exc).lower()
-            if "not modified" in text:
+            if kept_after_refused_edit(exc, pacer, m.chat_id, _SEND_ANEW):
                 return m.edit_id
-            if "chat not found" in text or not any(s in text for s in _SEND_ANEW):
-                raise
-            if pacer.ready_at(m.chat_id) > pacer.clock():
-                raise RetryAfter(0) from exc  # send anew when the window allows
     count(m.chat_id)
     message = await raw(
         "sendPhoto",

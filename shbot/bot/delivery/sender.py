@@ -152,15 +152,8 @@ class Sender:
                 )
                 return m.edit_id
             except BadRequest as exc:
-                text = str(exc).lower()
-                if "not modified" in text:
+                if media.kept_after_refused_edit(exc, self.pacer, m.chat_id, media.EDIT_ANEW):
                     return m.edit_id
-                if "chat not found" in text:  # the group is gone: no fallback send
-                    raise
-                if "not found" not in text and "can't be edited" not in text:
-                    raise
-                if self.pacer.ready_at(m.chat_id) > self.pacer.clock():
-                    raise RetryAfter(0) from exc  # send anew when the window allows
         self.count(m.chat_id)
         message = await self._raw(
             "sendMessage",
