@@ -32,7 +32,8 @@ from typing import Protocol
 from shbot.engine import Action, Event, ProposeVeto
 from shbot.engine.claims import Claim
 
-from .heuristic import CounterAgent, HeuristicAgent
+from .counters import CounterAgent
+from .heuristic import HeuristicAgent
 from .reader import Memory
 from .talk import ClaimRequest, random_claim
 from .view import GameView

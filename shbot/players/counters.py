@@ -25,7 +25,7 @@ from shbot.engine.claims import Claim, ClaimKind
 from .heuristic import DISTRUST, HeuristicAgent
 from .view import GameView
 
-__all__ = ["Rule", "RuleAgent", "rule_agent"]
+__all__ = ["COUNTER", "CounterAgent", "Rule", "RuleAgent", "rule_agent"]
 
 
 @dataclass(frozen=True)
@@ -114,3 +114,21 @@ class RuleAgent(HeuristicAgent):
 def rule_agent(rules: Sequence[Rule]) -> Callable[[random.Random], RuleAgent]:
     """An agent factory (for ``shbot.simulate.play``) for Liberals that follow ``rules``."""
     return lambda rng: RuleAgent(rng, rules)
+
+
+COUNTER = 2.0
+"""Suspicion the counter player adds to a President who claims three Fascist tiles."""
+
+
+class CounterAgent(HeuristicAgent):
+    """The heuristic plus the simple counter a seasoned group would find first: as a
+    Liberal, distrust any President who claims 🔴🔴🔴. The tournament plays it to measure
+    how much that rule gains (it should gain little: a tell the players do not have)."""
+
+    def hear(self, claims: Sequence[Claim]) -> None:
+        super().hear(claims)
+        if self.role != LIBERAL:
+            return
+        for claim in claims:
+            if claim.kind is ClaimKind.DRAWN and claim.policies == FASCIST * 3:
+                self._add(claim.seat, COUNTER)

@@ -54,7 +54,7 @@ from .reader import KNOWN
 from .talk import ClaimRequest, stated
 from .view import GameView
 
-__all__ = ["COUNTER", "CounterAgent", "HeuristicAgent"]
+__all__ = ["HeuristicAgent"]
 
 Targeted = Nominate | Investigate | SpecialElection | Execute
 """Actions whose second field is a target seat."""
@@ -131,14 +131,30 @@ class HeuristicAgent(Listener):
         # a seat they do not know): every side alike, so the Nein tells nothing.
         nay = self.rng.random() < NAY[self.n] and self.tracker < 2 and self.fascist < 5
         vote = self._ballot(seat)
+        if vote and self.role != LIBERAL and self._late_unconfirmed(seat):
+            keep = self.late.keep(self.n)  # blend in with the table's habit (blend.py)
+            vote = keep >= 1.0 or self.rng.random() < keep
         return vote and not (nay and seat not in (self.president, self.chancellor))
+
+    def _late_unconfirmed(self, seat: int) -> bool:
+        """A ballot, outside the government, on an unconfirmed Chancellor once Hitler can
+        win and no failed vote would enact a tile blind."""
+        gov = (self.president, self.chancellor)
+        return (
+            seat not in gov and self.tracker < 2 and self.fascist < 5 and self.public_hitler(gov[1])
+        )
 
     def _ballot(self, seat: int) -> bool:
         p, c = self.president, self.chancellor
         hitler_up = self.role != LIBERAL and c == self.hitler and self.fascist >= 3
         # Electing Hitler wins, but a bloc behind him is a tell: vote as the table reads
         # him, leaning his way now and then.
-        if hitler_up and (seat in (p, c) or self.fascist >= 5 or self.rng.random() < BACK_HITLER):
+        if hitler_up and (
+            seat in (p, c)
+            or self.fascist >= 5
+            or self.tracker == 2
+            or self.rng.random() < BACK_HITLER
+        ):
             return True
         if self.role != LIBERAL:
             if seat in (p, c) and (p in self.partners or c in self.partners):
@@ -372,21 +388,3 @@ class HeuristicAgent(Listener):
             found = game.private_view(self.seat).get("investigations", {})
             party = found.get(target) or found.get(str(target))
         return party
-
-
-COUNTER = 2.0
-"""Suspicion the counter player adds to a President who claims three Fascist tiles."""
-
-
-class CounterAgent(HeuristicAgent):
-    """The heuristic plus the simple counter a seasoned group would find first: as a
-    Liberal, distrust any President who claims 🔴🔴🔴. The tournament plays it to measure
-    how much that rule gains (it should gain little: a tell the players do not have)."""
-
-    def hear(self, claims: Sequence[Claim]) -> None:
-        super().hear(claims)
-        if self.role != LIBERAL:
-            return
-        for claim in claims:
-            if claim.kind is ClaimKind.DRAWN and claim.policies == FASCIST * 3:
-                self._add(claim.seat, COUNTER)

@@ -16,6 +16,7 @@ from shbot.engine import FASCIST, LIBERAL, Event, Kind
 from shbot.engine.claims import Claim, ClaimKind
 from shbot.engine.rules import FASCIST_POLICIES, LIBERAL_POLICIES
 
+from .blend import LateBallots
 from .reader import Reader, contains
 from .weights import (
     ACCUSED,
@@ -46,6 +47,7 @@ class Listener(Reader):
         self.used = {LIBERAL: 0, FASCIST: 0}  # tiles claimed (or seen) since the shuffle
         self.users: list[tuple[int, str]] = []  # (claimant, tiles) since the shuffle
         self.flagged: set[str] = set()
+        self.late = LateBallots()  # the table's Ja on unconfirmed Chancellors (blend.py)
 
     def reset(self, seat: int, game: Any) -> None:
         super().reset(seat, game)
@@ -61,6 +63,9 @@ class Listener(Reader):
                 for v, ja in enumerate(data["votes"]):
                     if ja == 1 and v not in (self.president, self.chancellor):
                         self._back(self.chancellor, v, BACKED_VOTE)
+                if self.tracker < 2 and not self.confirmed[self.chancellor]:
+                    gov = {self.president, self.chancellor, self.seat}
+                    self.late.count(data["votes"], gov | self.team)
             elif kind is Kind.GAME_STARTED:
                 preset = int(data.get("fascist", 0))
                 self.fascist_tiles = int(data.get("draw", 17)) - LIBERAL_POLICIES + preset
