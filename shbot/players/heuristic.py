@@ -8,9 +8,10 @@ Fascists know their team and play for it: they vote in governments with a teamma
 vote down the others (mostly), slip Fascist policies through when the claims can cover it
 ("I drew three Fascists"), take the odd risk of an exposing play when a Fascist policy is
 worth it, accuse a Liberal they investigated now and then, and never harm a teammate.
-Once three Fascist policies are out a Fascist President nominates Hitler and every Fascist
-votes Ja. Hitler plays a Liberal's game to be trusted, helps teammates he knows, and
-takes the win whenever one is on the table.
+Once three Fascist policies are out they put Hitler forward now and then, vote on an
+unconfirmed chancellor the way the rest of the table does (:mod:`.blend`) and vote Hitler
+in when the tracker is at 2. Hitler plays a Liberal's game to be trusted, helps teammates
+he knows, and takes the win whenever one is on the table.
 """
 
 from __future__ import annotations
