@@ -8,7 +8,7 @@ how often the seats outside its team vote Ja on an unconfirmed Chancellor (the t
 below 2, outside the government) and keeps its own Ja there only as often as they do,
 relative to how often the computers' Liberals do it at that size (``LATE_JA``). Against
 the computers' own Liberals this changes little; against a group that always refuses, a
-Fascist's Ja stops standing out after a few ballots.
+Fascist's Ja stops standing out after the first such ballot (``PRIOR``).
 """
 
 from __future__ import annotations
