@@ -15,6 +15,7 @@ from shbot.bot import render as r
 from shbot.engine import Phase
 from shbot.i18n import translator
 from shbot.storage import Store, open_store
+from shbot.table import Table
 from tests.botplay import Bot, RandomPlay, next_turn, open_game, press_move
 from tests.fake_telegram import FakeChat
 from tests.harness import FakeUser, make_user, make_users
@@ -85,14 +86,20 @@ async def chat_answer(bot: Bot, user: FakeUser, group: FakeChat, data: str) -> s
     return bot.h.answer(query).text
 
 
+async def watched_game(bot: Bot) -> tuple[list[FakeUser], FakeUser, FakeChat, Table]:
+    """A 5-player game whose group has a member who does not play (Wanda)."""
+    users = make_users(5)
+    watcher = make_user("Wanda")
+    group = bot.h.group(creator=users[0], members=[*users[1:], watcher])
+    await open_game(bot, users, group=group)
+    table = await bot.table(group)
+    assert table is not None and table.game is not None
+    return users, watcher, group, table
+
+
 async def test_a_refused_press_is_refused_alike_and_changes_nothing(store: Store) -> None:
     async with webapp_bot(store) as bot:
-        users = make_users(5)
-        watcher = make_user("Wanda")
-        group = bot.h.group(creator=users[0], members=[*users[1:], watcher])
-        await open_game(bot, users, group=group)
-        table = await bot.table(group)
-        assert table is not None and table.game is not None
+        users, watcher, group, table = await watched_game(bot)
         game = table.game
         president = next(u for u in users if table.seat_of(u.id) == game.president)
         other = next(u for u in users if u is not president)
@@ -174,12 +181,7 @@ async def test_bad_bodies_and_floods_are_refused_before_any_work(store: Store) -
 
 async def test_the_view_offers_each_viewer_the_chats_buttons_for_them(store: Store) -> None:
     async with webapp_bot(store) as bot:
-        users = make_users(5)
-        watcher = make_user("Wanda")
-        group = bot.h.group(creator=users[0], members=[*users[1:], watcher])
-        await open_game(bot, users, group=group)
-        table = await bot.table(group)
-        assert table is not None and table.game is not None
+        users, watcher, group, table = await watched_game(bot)
         president = next(u for u in users if table.seat_of(u.id) == table.game.president)
 
         def offered(view: dict[str, Any]) -> list[str]:

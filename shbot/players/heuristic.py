@@ -132,7 +132,7 @@ class HeuristicAgent(Listener):
         # a seat they do not know): every side alike, so the Nein tells nothing.
         nay = self.rng.random() < NAY[self.n] and self.tracker < 2 and self.fascist < 5
         vote = self._ballot(seat)
-        if vote and self.role != LIBERAL and self._late_unconfirmed(seat):
+        if vote and self.blends and self._late_unconfirmed(seat):
             keep = self.late.keep(self.n)  # blend in with the table's habit (blend.py)
             vote = keep >= 1.0 or self.rng.random() < keep
         return vote and not (nay and seat not in (self.president, self.chancellor))

@@ -16,7 +16,7 @@ from shbot.engine import FASCIST, LIBERAL, Event, Kind
 from shbot.engine.claims import Claim, ClaimKind
 from shbot.engine.rules import FASCIST_POLICIES, LIBERAL_POLICIES
 
-from .blend import LateBallots
+from .blend import LATE_JA, LateBallots
 from .reader import Reader, contains
 from .weights import (
     ACCUSED,
@@ -49,6 +49,12 @@ class Listener(Reader):
         self.flagged: set[str] = set()
         self.late = LateBallots()  # the table's Ja on unconfirmed Chancellors (blend.py)
 
+    @property
+    def blends(self) -> bool:
+        """Whether this seat keeps the table's late ballots (:mod:`.blend`): a Fascist-team
+        seat at a size whose Liberals have a late habit to blend into."""
+        return self.role != LIBERAL and self.n in LATE_JA
+
     def reset(self, seat: int, game: Any) -> None:
         super().reset(seat, game)
         self.backed = [0.0] * self.n
@@ -63,9 +69,8 @@ class Listener(Reader):
                 for v, ja in enumerate(data["votes"]):
                     if ja == 1 and v not in (self.president, self.chancellor):
                         self._back(self.chancellor, v, BACKED_VOTE)
-                if self.tracker < 2 and not self.confirmed[self.chancellor]:
-                    gov = {self.president, self.chancellor, self.seat}
-                    self.late.count(data["votes"], gov | self.team)
+                if self.blends and self.tracker < 2 and not self.confirmed[self.chancellor]:
+                    self.late.count(data["votes"], {self.president, self.chancellor} | self.team)
             elif kind is Kind.GAME_STARTED:
                 preset = int(data.get("fascist", 0))
                 self.fascist_tiles = int(data.get("draw", 17)) - LIBERAL_POLICIES + preset
